@@ -1,0 +1,143 @@
+"""Project configuration: which repositories exist, what they are called, and their topics.
+
+Canonical names come only from here, never from source text (the history misspells them).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from digest.errors import ConfigError
+
+
+def topic_key(name: str) -> str:
+    """The lookup key of a topic name: case, spaces and punctuation folded ("Cortex-M" → "cortexm")."""
+    return re.sub(r"[^a-z0-9]+", "", name.lower())
+
+
+class TopicRule(BaseModel):
+    """A topic of a project: its display name, aliases and the path globs that mark a change."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    paths: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> set[str]:
+        return {topic_key(self.name), *(topic_key(a) for a in self.aliases)}
+
+    def matches_path(self, path: str) -> bool:
+        return any(_glob(path, pattern) for pattern in self.paths)
+
+
+def _glob(path: str, pattern: str) -> bool:
+    if pattern.endswith("/**"):
+        prefix = pattern[:-3]
+        return path == prefix or path.startswith(prefix + "/")
+    return fnmatch.fnmatchcase(path, pattern)
+
+
+class Project(BaseModel):
+    """One repository The Wire follows."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
+    name: str
+    aliases: tuple[str, ...] = ()
+    source: str | None = None
+    topics: tuple[TopicRule, ...] = ()
+    # Title prefixes that are not topics ("[BE]", "[ez]" are dropped everywhere already).
+    ignore_tags: tuple[str, ...] = ()
+
+    @property
+    def owner_name(self) -> tuple[str, str]:
+        owner, name = self.repo.split("/", 1)
+        return owner, name
+
+    def topic_for_key(self, key: str) -> TopicRule | None:
+        return next((t for t in self.topics if key in t.keys), None)
+
+
+class DigestSettings(BaseModel):
+    """Knobs of composition; the defaults follow DIGEST.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stories_per_project: int = Field(default=3, ge=1, le=8)
+    max_body_sentences: int = Field(default=8, ge=1)
+    max_body_words: int = Field(default=180, ge=20)
+    max_headline_chars: int = Field(default=110, ge=30)
+
+
+class WireConfig(BaseModel):
+    """The parsed project configuration file."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    projects: tuple[Project, ...] = ()
+    digest: DigestSettings = DigestSettings()
+
+    @field_validator("projects")
+    @classmethod
+    def _unique_repos(cls, projects: tuple[Project, ...]) -> tuple[Project, ...]:
+        seen: set[str] = set()
+        for project in projects:
+            if project.repo.lower() in seen:
+                raise ValueError(f"project {project.repo} is configured twice")
+            seen.add(project.repo.lower())
+        return projects
+
+    @cached_property
+    def _by_repo(self) -> dict[str, Project]:
+        return {p.repo.lower(): p for p in self.projects}
+
+    def project(self, repo: str) -> Project:
+        """The configured project of `repo`, or a default one named after the repository."""
+        found = self._by_repo.get(repo.lower())
+        if found is not None:
+            return found
+        return Project(repo=repo, name=repo.split("/", 1)[1])
+
+    def is_configured(self, repo: str) -> bool:
+        return repo.lower() in self._by_repo
+
+    def resolve_repo(self, name: str) -> Project | None:
+        """Find a project by `owner/repo`, alias or display name (case-insensitive)."""
+        wanted = name.strip().lower()
+        for project in self.projects:
+            names = {project.repo.lower(), project.name.lower(), *(a.lower() for a in project.aliases)}
+            if wanted in names:
+                return project
+        return None
+
+    def known_topics(self, repo: str | None = None) -> list[str]:
+        projects = [self.project(repo)] if repo else list(self.projects)
+        return sorted({t.name for p in projects for t in p.topics}, key=str.lower)
+
+
+def load_config(path: str | Path | None) -> WireConfig:
+    """Read a TOML configuration; None gives an empty configuration (defaults everywhere)."""
+    if path is None:
+        return WireConfig()
+    file = Path(path)
+    try:
+        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {file} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {file} is not valid TOML: {exc}") from None
+    try:
+        return WireConfig.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"config file {file}: {where}: {first['msg']}") from None

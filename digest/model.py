@@ -1,0 +1,162 @@
+"""The domain model of a digest: what happened (Activity) and what we write about it (Story).
+
+Payload shapes of GitHub, git or the replay format stay in their source modules; only
+normalized, source-independent records live here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+Urgency = Literal["immediate", "monitor", "plan"]
+URGENCIES: tuple[Urgency, ...] = ("immediate", "monitor", "plan")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FileChange(_Frozen):
+    """One file a change touched; counts are None for binary files or when unknown."""
+
+    path: str
+    status: str = "M"
+    additions: int | None = None
+    deletions: int | None = None
+
+    @property
+    def lines(self) -> int:
+        return (self.additions or 0) + (self.deletions or 0)
+
+
+class Activity(_Frozen):
+    """One change that landed on a repository's default branch (a merged PR or a commit)."""
+
+    repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
+    sha: str
+    number: int | None = None
+    title: str
+    body: str = ""
+    author: str = ""
+    landed_at: AwareDatetime
+    url: str | None = None
+    labels: tuple[str, ...] = ()
+    files: tuple[FileChange, ...] = ()
+
+    @property
+    def link(self) -> str:
+        """The canonical URL of the change: its PR if known, else its commit."""
+        if self.url:
+            return self.url
+        if self.number is not None:
+            return f"https://github.com/{self.repo}/pull/{self.number}"
+        return f"https://github.com/{self.repo}/commit/{self.sha}"
+
+    @property
+    def lines_changed(self) -> int:
+        return sum(f.lines for f in self.files)
+
+
+class Window(_Frozen):
+    """A half-open time interval [since, until) in UTC."""
+
+    since: AwareDatetime
+    until: AwareDatetime
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Window:
+        if self.since >= self.until:
+            raise ValueError(f"window starts ({self.since}) at or after it ends ({self.until})")
+        return self
+
+    def contains(self, moment: datetime) -> bool:
+        return self.since <= moment < self.until
+
+    def label(self) -> str:
+        fmt = "%Y-%m-%d %H:%M"
+        return (
+            f"{self.since.astimezone(UTC).strftime(fmt)} – "
+            f"{self.until.astimezone(UTC).strftime(fmt)} UTC"
+        )
+
+
+class Reference(_Frozen):
+    """A numbered source the story cites; numbers follow the order of first citation."""
+
+    n: int = Field(ge=1)
+    repo: str
+    number: int | None
+    title: str
+    url: str
+    sha: str = ""
+
+
+class Sentence(_Frozen):
+    """One body sentence; `refs` are the reference numbers it cites, in order."""
+
+    text: str
+    refs: tuple[int, ...] = ()
+
+
+class ActionItem(_Frozen):
+    """Something a reader must do, tagged with how urgent it is and the repo it concerns."""
+
+    id: str
+    text: str
+    urgency: Urgency
+    repo: str
+    refs: tuple[int, ...] = ()
+
+
+class CheckFigures(_Frozen):
+    """The figures of the judging rules 1–7 (see digest.check)."""
+
+    dangling_citations: int
+    attribution: float
+    action_integrity: float
+    canonical_names: float
+    coverage: float
+    reverts_cited: float
+    redundancy: float
+    headline_chars: int
+    body_sentences: int
+    body_words: int
+    problems: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+class Story(_Frozen):
+    """A composed news story: headline, lede, cited body, action items and references."""
+
+    id: str
+    window: Window
+    repos: tuple[str, ...]
+    topic: str | None = None
+    headline: str
+    lede: str
+    body: tuple[Sentence, ...] = ()
+    action_items: tuple[ActionItem, ...] = ()
+    references: tuple[Reference, ...] = ()
+    checks: CheckFigures | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        """True for the explicit "no news" story of a quiet window."""
+        return not self.references
+
+    def reference(self, n: int) -> Reference | None:
+        return next((r for r in self.references if r.n == n), None)
+
+
+def stable_id(prefix: str, *parts: object) -> str:
+    """A short, deterministic id: the same inputs always give the same id."""
+    payload = json.dumps(parts, sort_keys=True, default=str, separators=(",", ":"))
+    return f"{prefix}_{hashlib.sha256(payload.encode()).hexdigest()[:16]}"
