@@ -114,7 +114,11 @@ class WireConfig(BaseModel):
         """Find a project by `owner/repo`, alias or display name (case-insensitive)."""
         wanted = name.strip().lower()
         for project in self.projects:
-            names = {project.repo.lower(), project.name.lower(), *(a.lower() for a in project.aliases)}
+            names = {
+                project.repo.lower(),
+                project.name.lower(),
+                *(a.lower() for a in project.aliases),
+            }
             if wanted in names:
                 return project
         return None

@@ -30,7 +30,9 @@ class ReplaySource:
         self.path = Path(path)
         self.repo = repo
         if not self.path.is_file():
-            raise SourceError(f"replay file {self.path} does not exist; pass replay:PATH to a .jsonl file")
+            raise SourceError(
+                f"replay file {self.path} does not exist; pass replay:PATH to a .jsonl file"
+            )
 
     @property
     def description(self) -> str:
@@ -59,7 +61,9 @@ def parse_replay_line(text: str, *, file: str, line: int) -> Activity:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise MalformedInputError(file, line, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise MalformedInputError(
+            file, line, f"not valid JSON ({exc.msg} at column {exc.colno})"
+        ) from None
     if not isinstance(record, dict):
         raise MalformedInputError(file, line, "expected a JSON object")
     missing = [key for key in _REQUIRED if not record.get(key)]
@@ -85,7 +89,9 @@ def parse_replay_line(text: str, *, file: str, line: int) -> Activity:
         where = ".".join(str(p) for p in first["loc"])
         raise MalformedInputError(file, line, f"{where or 'record'}: {first['msg']}") from None
     except (TypeError, ValueError) as exc:
-        raise MalformedInputError(file, line, f"committed_at is not an ISO 8601 time: {exc}") from None
+        raise MalformedInputError(
+            file, line, f"committed_at is not an ISO 8601 time: {exc}"
+        ) from None
 
 
 def write_replay_line(activity: Activity) -> str:

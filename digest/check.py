@@ -1,0 +1,296 @@
+"""Judging a story: the rules 1–7 of DIGEST.md, computed for every composed story.
+
+Rules 1 (dangling citations), 3 (action integrity) and 4 (canonical names) must never
+fail: `require_integrity` raises when they do, so such a story is never delivered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from itertools import combinations
+
+from digest.classify import Event, classify_one
+from digest.config import WireConfig, topic_key
+from digest.errors import StoryCheckError
+from digest.model import Activity, CheckFigures, Reference, Story
+from digest.rank import rank
+from digest.text import cited_numbers, content_words, jaccard
+
+MIN_ATTRIBUTION = 0.9
+MIN_COVERAGE = 0.67
+MAX_REDUNDANCY = 0.1
+REDUNDANT_PAIR = 0.5
+_SLUG = re.compile(r"\b[\w.-]+/[\w.-]+\b")
+_CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b")
+
+
+def check_story(
+    story: Story, *, config: WireConfig, events: Iterable[Event] | None = None
+) -> CheckFigures:
+    """Compute every rule's figure; `problems` lists each failed rule in a sentence.
+
+    `events` are the window's classified events (for coverage and attribution); without
+    them, attribution uses reference titles only and coverage is not judged.
+    """
+    events = list(events or [])
+    by_ref = _events_by_reference(story.references, events, config)
+    problems: list[str] = []
+
+    dangling = _dangling(story)
+    if dangling:
+        problems.append(f"rule 1: citations {sorted(set(dangling))} are not in the references")
+
+    attribution, misattributed = _attribution(story, by_ref, config)
+    if attribution < MIN_ATTRIBUTION:
+        problems.append(
+            f"rule 2: attribution {attribution:.2f} < {MIN_ATTRIBUTION}: "
+            + "; ".join(misattributed)
+        )
+
+    integrity, broken = _action_integrity(story, by_ref, {p.name for p in config.projects})
+    if integrity < 1.0:
+        problems.append("rule 3: " + "; ".join(broken))
+
+    canonical, misspelt = _canonical_names(story, config)
+    if canonical < 1.0:
+        problems.append(f"rule 4: names not spelled as configured: {', '.join(sorted(misspelt))}")
+
+    coverage, reverts_cited = _coverage(story, events) if events else (1.0, 1.0)
+    if coverage < MIN_COVERAGE:
+        problems.append(f"rule 5: coverage {coverage:.2f} < {MIN_COVERAGE}")
+    if reverts_cited < 1.0:
+        problems.append(f"rule 5: only {reverts_cited:.0%} of reverts and breaking changes cited")
+
+    redundancy = _redundancy(story)
+    if redundancy > MAX_REDUNDANCY:
+        problems.append(f"rule 6: redundancy {redundancy:.2f} > {MAX_REDUNDANCY}")
+
+    words = sum(len(s.text.split()) for s in story.body)
+    limits = config.digest
+    if len(story.headline) > limits.max_headline_chars:
+        problems.append(
+            f"rule 7: headline has {len(story.headline)} characters > {limits.max_headline_chars}"
+        )
+    if not story.is_empty and not 4 <= len(story.body) <= limits.max_body_sentences:
+        problems.append(
+            f"rule 7: body has {len(story.body)} sentences, not 4–{limits.max_body_sentences}"
+        )
+    if words > limits.max_body_words:
+        problems.append(f"rule 7: body has {words} words > {limits.max_body_words}")
+
+    return CheckFigures(
+        dangling_citations=len(dangling),
+        attribution=round(attribution, 3),
+        action_integrity=round(integrity, 3),
+        canonical_names=round(canonical, 3),
+        coverage=round(coverage, 3),
+        reverts_cited=round(reverts_cited, 3),
+        redundancy=round(redundancy, 3),
+        headline_chars=len(story.headline),
+        body_sentences=len(story.body),
+        body_words=words,
+        problems=tuple(problems),
+    )
+
+
+def require_integrity(story: Story) -> None:
+    """Raise StoryCheckError when rule 1, 3 or 4 failed: such a story must not go out."""
+    if story.checks is None:
+        raise StoryCheckError(["the story was never checked"])
+    fatal = [p for p in story.checks.problems if p.startswith(("rule 1", "rule 3", "rule 4"))]
+    if fatal:
+        raise StoryCheckError(fatal)
+
+
+# ---------------------------------------------------------------- rules
+
+
+def _events_by_reference(
+    references: tuple[Reference, ...], events: list[Event], config: WireConfig
+) -> dict[int, Event]:
+    """The event behind each reference; a reference with no known event is classified from its title."""
+    by_sha = {e.activity.sha: e for e in events}
+    by_number = {(e.repo.lower(), e.activity.number): e for e in events if e.activity.number}
+    for event in events:
+        for original in event.linked:
+            by_sha.setdefault(original.sha, classify_one(original, config.project(original.repo)))
+    found = {}
+    for ref in references:
+        event = by_sha.get(ref.sha) or by_number.get((ref.repo.lower(), ref.number))
+        if event is None:
+            stub = Activity(repo=ref.repo, sha=ref.sha or f"ref{ref.n}", number=ref.number,
+                            title=ref.title, landed_at="1970-01-01T00:00:00Z")  # fmt: skip
+            event = classify_one(stub, config.project(ref.repo))
+        found[ref.n] = event
+    return found
+
+
+def _dangling(story: Story) -> list[int]:
+    known = {r.n for r in story.references}
+    texts = [s.text for s in story.body] + [i.text for i in story.action_items]
+    cited = [n for t in texts for n in cited_numbers(t)]
+    cited += [n for s in story.body for n in s.refs] + [
+        n for i in story.action_items for n in i.refs
+    ]
+    return [n for n in cited if n not in known]
+
+
+def _evidence(event: Event) -> str:
+    activity = event.activity
+    parts = [activity.title, *event.topics, *activity.labels, *(f.path for f in activity.files)]
+    return topic_key(" ".join(parts))
+
+
+def _component_words(config: WireConfig) -> dict[str, set[str]]:
+    """Component word → the keys that count as evidence for it (its topic's name and aliases)."""
+    words: dict[str, set[str]] = {}
+    for project in config.projects:
+        for topic in project.topics:
+            for word in (topic.name, *topic.aliases):
+                words.setdefault(word, set()).update(topic.keys)
+    return words
+
+
+def _mentions(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.I) is not None
+
+
+def _attribution(
+    story: Story, by_ref: dict[int, Event], config: WireConfig
+) -> tuple[float, list[str]]:
+    """Share of citing sentences whose project and component words match what they cite."""
+    components = _component_words(config)
+    names = {p.name: p.repo.lower() for p in config.projects}
+    citing = [s for s in story.body if cited_numbers(s.text) or s.refs]
+    bad = []
+    for sentence in citing:
+        refs = [by_ref[n] for n in (cited_numbers(sentence.text) or sentence.refs) if n in by_ref]
+        if not refs:
+            continue
+        repos = {e.repo.lower() for e in refs}
+        wrong_project = [
+            n for n, repo in names.items() if _mentions(sentence.text, n) and repo not in repos
+        ]
+        evidence = " ".join(_evidence(e) for e in refs)
+        wrong_component = [
+            word
+            for word, keys in components.items()
+            if _mentions(_SLUG.sub(" ", sentence.text), word)
+            and not any(k in evidence for k in keys)
+        ]
+        if wrong_project or wrong_component:
+            bad.append(
+                f"“{sentence.text[:60]}…” credits {', '.join(wrong_project + wrong_component)}"
+            )
+    score = 1.0 - len(bad) / len(citing) if citing else 1.0
+    return score, bad
+
+
+def expected_urgencies(event: Event) -> set[str]:
+    """The urgencies an action item about `event` may carry (DIGEST.md layout rules)."""
+    if event.breaking or event.ci_gate:
+        return {"immediate"}
+    if event.kind in ("revert", "reland"):
+        return {"monitor"}
+    return {"plan", "monitor"}
+
+
+def _action_integrity(
+    story: Story, by_ref: dict[int, Event], project_names: set[str]
+) -> tuple[float, list[str]]:
+    """Share of action items whose ref exists, whose repo is the ref's, and whose urgency fits."""
+    if not story.action_items:
+        return 1.0, []
+    broken = []
+    for item in story.action_items:
+        refs = cited_numbers(item.text) or list(item.refs)
+        label = f"action “{item.text[:50]}…”"
+        if not refs:
+            broken.append(f"{label} cites nothing")
+            continue
+        missing = [n for n in refs if n not in by_ref]
+        if missing:
+            broken.append(f"{label} cites {missing}, which do not exist")
+            continue
+        events = [by_ref[n] for n in refs]
+        if item.repo.lower() not in {e.repo.lower() for e in events}:
+            broken.append(f"{label} names {item.repo}, but its reference is in another repository")
+        elif not any(item.urgency in expected_urgencies(e) for e in events):
+            broken.append(f"{label} is [{item.urgency}], which does not fit what it cites")
+        else:
+            names = set(_CAMEL.findall(_SLUG.sub(" ", item.text))) - project_names
+            evidence = " ".join(_evidence(e) for e in events)
+            unsupported = [n for n in names if topic_key(n) not in evidence]
+            if unsupported:
+                broken.append(
+                    f"{label} speaks of {', '.join(sorted(unsupported))}, which its reference does not"
+                )
+    return 1.0 - len(broken) / len(story.action_items), broken
+
+
+def _edit_distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _canonical_names(story: Story, config: WireConfig) -> tuple[float, set[str]]:
+    """Share of project-name mentions spelled exactly as configured (upper case in headlines)."""
+    names = [p.name for p in config.projects]
+    texts = [story.lede, *(s.text for s in story.body), *(i.text for i in story.action_items)]
+    mentions = 0
+    misspelt: set[str] = set()
+    for text, upper in [(story.headline, True), *((t, False) for t in texts)]:
+        for token in re.findall(r"[\w-]+", _SLUG.sub(" ", text)):
+            for name in names:
+                wanted = name.upper() if upper else name
+                if token == wanted:
+                    mentions += 1
+                elif _looks_like(token, name):
+                    mentions += 1
+                    misspelt.add(token)
+    return (1.0 - len(misspelt) / mentions if mentions else 1.0), misspelt
+
+
+def _looks_like(token: str, name: str) -> bool:
+    a, b = token.lower(), name.lower()
+    if a == b:
+        return token not in (name, name.upper())
+    if len(b) < 6 or a[:3] != b[:3] or token.islower():
+        return False
+    return _edit_distance(a, b) <= max(1, len(b) // 3)
+
+
+def _coverage(story: Story, events: list[Event]) -> tuple[float, float]:
+    """Share of each project's top-3 events that are cited; share of reverts/breaking cited."""
+    cited = {r.sha for r in story.references} | {
+        (r.repo.lower(), r.number) for r in story.references
+    }
+
+    def is_cited(event: Event) -> bool:
+        return event.activity.sha in cited or (event.repo.lower(), event.activity.number) in cited
+
+    top: list[Event] = []
+    by_repo: dict[str, int] = {}
+    for event, _ in rank(events):
+        if by_repo.get(event.repo, 0) < 3:
+            top.append(event)
+            by_repo[event.repo] = by_repo.get(event.repo, 0) + 1
+    coverage = sum(map(is_cited, top)) / len(top) if top else 1.0
+    must = [e for e in events if e.kind in ("revert",) or e.breaking]
+    reverts = sum(map(is_cited, must)) / len(must) if must else 1.0
+    return coverage, reverts
+
+
+def _redundancy(story: Story) -> float:
+    """Share of body sentence pairs whose content words overlap by more than half."""
+    words = [content_words(s.text) for s in story.body]
+    pairs = list(combinations(words, 2))
+    if not pairs:
+        return 0.0
+    return sum(jaccard(a, b) > REDUNDANT_PAIR for a, b in pairs) / len(pairs)

@@ -1,0 +1,272 @@
+"""Understanding a change: its kind, topics, headline verb and what it reverts (N2–N8).
+
+`classify(activities, config)` is pure: the same activity and configuration always give
+the same events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from digest.config import Project, WireConfig, topic_key
+from digest.language import split_verb, third_person
+from digest.model import Activity
+
+Kind = Literal[
+    "revert", "reland", "feature", "fix", "ci", "docs", "test", "bump", "refactor", "chore"
+]
+
+# Title tags that say nothing about the subject (N2).
+_NOISE_TAGS = re.compile(r"^(\d+\s*/\s*(\d+|n)|ez|be|wip|rfc|draft|ready|easy|nfc)$", re.I)
+_TAGS = re.compile(r"^\s*((?:\[[^\]]{1,40}\]\s*)+)")
+_COLON_PREFIX = re.compile(r"^([A-Za-z][\w .+/-]{0,38}?)\s*:\s+(?=\S)")
+_CONVENTIONAL = re.compile(
+    r"^(feat|fix|chore|docs|test|ci|refactor|perf|build)(\(([^)]+)\))?!?:\s+", re.I
+)
+_DASH_PREFIX = re.compile(r"^(Qualcomm AI Engine Direct)\s+-\s+", re.I)
+_REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\s+(?:of\s+)?(.+)$", re.I)
+_RELAND = re.compile(r"^(?:reland|re-land|reapply|re-apply|re-enable)\b\s*(.*)$", re.I)
+_QUOTED = re.compile(r'^["“\'](.+?)["”\']\s*(?:\(#\d+\))?\s*(.*)$')
+
+_BREAKING = re.compile(
+    r"\b(bc[- ]breaking|breaking change|backwards?[- ]incompatible|deprecat\w*)\b", re.I
+)
+_CI_GATE = re.compile(
+    r"\b(pre-?merge|required (status )?checks?|merge (rules?|queue)|branch protection|"
+    r"gates?|blocking check|mergebot)\b",
+    re.I,
+)
+_RISK = re.compile(r"\*\*risk:?\*\*:?\s*(high|medium|low)", re.I)
+_LINT = re.compile(r"\b(lint\w*|format\w*|typos?|codemod|clang-format|pyre|spelling)\b", re.I)
+_DOC_PATH = re.compile(r"(^|/)(docs?|\.wiki)/|\.(md|rst|txt)$", re.I)
+_TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|_)|(^|/)test_[^/]*$|_test\.\w+$", re.I)
+_CI_PATH = re.compile(r"^(\.github|\.ci|\.circleci)/")
+_BUMP = re.compile(r"\b(bump|pin|update .* (pin|version|commit|submodule))\b", re.I)
+
+
+@dataclass(frozen=True)
+class Event:
+    """A classified change: what it is, what it touches, and how it reads in a headline."""
+
+    activity: Activity
+    project: Project
+    kind: Kind
+    subject: str
+    verb: str | None
+    obj: str
+    topics: tuple[str, ...]
+    reverts_title: str | None = None
+    breaking: bool = False
+    ci_gate: bool = False
+    risk: str | None = None
+    body: str = ""
+    linked: tuple[Activity, ...] = field(default=())
+
+    @property
+    def repo(self) -> str:
+        return self.activity.repo
+
+    @property
+    def predicate(self) -> str:
+        """The verb phrase of a sentence about this event: "adds bf16 support for …"."""
+        if self.verb is None:
+            return f"lands {self.obj}"
+        return f"{third_person(self.verb)} {self.obj}".strip()
+
+
+@dataclass(frozen=True)
+class TitleParts:
+    """A title with its tags and prefixes taken off (N2, N3)."""
+
+    subject: str
+    tags: tuple[str, ...]
+
+
+def split_title(title: str) -> TitleParts:
+    """Strip `[tag]` groups, `Name backend:`, `Word:` and conventional-commit prefixes."""
+    tags: list[str] = []
+    text = title.strip()
+    for _ in range(3):
+        if match := _TAGS.match(text):
+            tags += [t.strip() for t in re.findall(r"\[([^\]]+)\]", match.group(1))]
+            text = text[match.end() :]
+        elif match := _CONVENTIONAL.match(text):
+            if match.group(3):
+                tags.append(match.group(3))
+            text = text[match.end() :]
+        elif match := _DASH_PREFIX.match(text):
+            tags.append(match.group(1))
+            text = text[match.end() :]
+        elif (match := _COLON_PREFIX.match(text)) and not _REVERT.match(text):
+            prefix = re.sub(r"\s+backends?$", "", match.group(1).strip(), flags=re.I)
+            tags.append(prefix)
+            text = text[match.end() :]
+        else:
+            break
+    tags = [t for t in tags if not _NOISE_TAGS.match(t)]
+    return TitleParts(subject=text.strip() or title.strip(), tags=tuple(tags))
+
+
+_TRAILER_LINE = re.compile(
+    r"^(differential revision|pull request resolved|signed-off-by|co-authored-by|reviewed by|"
+    r"reviewers?|ghstack-source-id|ghstack-comment-id|approved by|imported from|fbshipit-source-id|"
+    r"x-link|summary|cc|test plan)\s*:.*$|^cc\s+@.*$|^@\S+(\s+@\S+)*\s*$",
+    re.I,
+)
+_STACK_LINE = re.compile(r"^(stack from \[ghstack\]|\* (\(to be filled\)|#\d+|__->__).*)", re.I)
+_SECTION_STOP = re.compile(r"^#{1,4}\s*(test plan|testing|test|checklist|reviewers?)\b", re.I)
+
+
+def clean_body(body: str) -> str:
+    """The body without trailers, ghstack stacks, `cc @…` lines and test-plan sections."""
+    kept: list[str] = []
+    for line in body.splitlines():
+        stripped = line.strip()
+        if _SECTION_STOP.match(stripped) or stripped.lower().startswith("test plan"):
+            break
+        if _TRAILER_LINE.match(stripped) or _STACK_LINE.match(stripped):
+            continue
+        kept.append(line.rstrip())
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+
+
+def _topics(activity: Activity, project: Project, tags: Iterable[str]) -> tuple[str, ...]:
+    """Topics from configured path globs, title tags and labels; defaults when unconfigured."""
+    found: dict[str, str] = {}
+
+    def add(name: str) -> None:
+        found.setdefault(topic_key(name), name)
+
+    for tag in [*tags, *activity.labels]:
+        rule = project.topic_for_key(topic_key(tag))
+        if rule is not None:
+            add(rule.name)
+        elif not project.topics and topic_key(tag) not in {topic_key(project.name)}:
+            add(tag)
+    if project.topics:
+        for change in activity.files:
+            for rule in project.topics:
+                if rule.matches_path(change.path):
+                    add(rule.name)
+    else:
+        for change in activity.files:
+            top = change.path.split("/", 1)[0]
+            if "/" in change.path:
+                add(top)
+    return tuple(found.values())
+
+
+def _kind(activity: Activity, subject: str, verb: str | None) -> Kind:
+    paths = [f.path for f in activity.files]
+    depth, _ = undo_target(subject)
+    if depth:
+        return "revert" if depth % 2 else "reland"
+    if _RELAND.match(subject) and not subject.lower().startswith("re-enable"):
+        return "reland"
+    if paths and all(_DOC_PATH.search(p) for p in paths):
+        return "docs"
+    if paths and all(_CI_PATH.match(p) for p in paths):
+        return "ci"
+    if paths and all(_TEST_PATH.search(p) for p in paths):
+        return "test"
+    if _BUMP.search(subject):
+        return "bump"
+    if _LINT.search(subject) or verb in {"refactor", "rename", "move", "clean up", "consolidate"}:
+        return "refactor" if verb in {"refactor", "rename", "move", "consolidate"} else "chore"
+    if verb in {"fix", "repair", "resolve", "correct", "mitigate", "prevent", "guard", "harden"}:
+        return "fix"
+    return "feature"
+
+
+def undo_target(subject: str) -> tuple[int, str]:
+    """How many revert layers a title has, and the title underneath them.
+
+    'Back out "T"' → (1, "T"); 'Revert "Revert "T""' → (2, "T"); a plain title → (0, title).
+    """
+    depth, text = 0, subject.strip()
+    while match := _REVERT.match(text):
+        depth += 1
+        text = re.sub(r"\s*\(#\d+\)\s*$", "", match.group(1).strip())
+        text = text.strip().removeprefix('"').removeprefix("“").removeprefix("'")
+        text = re.sub(r'["”\']+$', "", text).strip()
+    return depth, text
+
+
+def classify_one(activity: Activity, project: Project) -> Event:
+    """Classify one activity of `project`."""
+    parts = split_title(activity.title)
+    ignored = {topic_key(t) for t in project.ignore_tags} | {topic_key(project.name)}
+    tags = [t for t in parts.tags if topic_key(t) not in ignored]
+    subject = parts.subject
+    verb, obj = split_verb(subject)
+    kind = _kind(activity, subject, verb)
+    depth, target = undo_target(subject)
+    reverts_title = target if depth else None
+    if kind == "revert":
+        verb, obj = "back out", target
+    elif kind == "reland":
+        reland = _RELAND.match(subject)
+        verb, obj = "reland", target if depth else (reland.group(1) if reland else obj) or obj
+    body = clean_body(activity.body)
+    text = f"{activity.title}\n{body}"
+    risk = _RISK.search(activity.body)
+    ci_touch = (
+        kind == "ci"
+        or any(_CI_PATH.match(f.path) for f in activity.files)
+        or any(topic_key(t) == "ci" for t in tags)
+    )
+    return Event(
+        activity=activity,
+        project=project,
+        kind=kind,
+        subject=subject,
+        verb=verb,
+        obj=obj.strip(),
+        topics=_topics(activity, project, tags),
+        reverts_title=reverts_title,
+        breaking=bool(_BREAKING.search(text))
+        or "bc-breaking" in {x.lower() for x in activity.labels},
+        ci_gate=bool(_CI_GATE.search(activity.title))
+        and (ci_touch or "ci" in activity.title.lower()),
+        risk=risk.group(1).lower() if risk else None,
+        body=body,
+    )
+
+
+def _title_key(title: str) -> str:
+    return re.sub(r"\W+", " ", split_title(title).subject.lower()).strip()
+
+
+def link_reverts(events: list[Event]) -> list[Event]:
+    """Link each revert or reland to the change it undoes when that change is in the window (N8).
+
+    A linked original is folded into its revert's event (`linked`) and dropped from the list,
+    so one story cites both.
+    """
+    by_title = {(e.repo, _title_key(e.activity.title)): e for e in events}
+    absorbed: set[str] = set()
+    linked: dict[str, tuple[Activity, ...]] = {}
+    for event in events:
+        if event.reverts_title is None:
+            continue
+        original = by_title.get((event.repo, _title_key(event.reverts_title)))
+        if original is not None and original is not event and original.kind not in ("revert",):
+            absorbed.add(original.activity.sha)
+            linked[event.activity.sha] = (original.activity,)
+    result = []
+    for event in events:
+        if event.activity.sha in absorbed:
+            continue
+        if event.activity.sha in linked:
+            event = Event(**{**event.__dict__, "linked": linked[event.activity.sha]})
+        result.append(event)
+    return result
+
+
+def classify(activities: Iterable[Activity], config: WireConfig) -> list[Event]:
+    """Classify every activity and link reverts to their originals."""
+    events = [classify_one(a, config.project(a.repo)) for a in activities]
+    return link_reverts(events)

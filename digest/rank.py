@@ -1,0 +1,69 @@
+"""Significance: how much a reader needs to hear about an event (DIGEST.md weights).
+
+Bots are not down-ranked as such: in these repositories bot accounts land real work.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from digest.classify import Event
+
+# New support (an op, a dtype, a device) is what downstream users of a component build on.
+_CAPABILITY = re.compile(r"\bsupport(s|ed|ing)?\b", re.I)
+_TRIVIAL = re.compile(r"\b(lint\w*|format\w*|typos?|codemod|spelling|whitespace)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The additive weights of the significance score."""
+
+    revert: float = 5.0
+    reland: float = 3.0
+    breaking: float = 5.0
+    ci_gate: float = 3.0
+    risk_high: float = 4.0
+    risk_medium: float = 2.0
+    capability: float = 1.5
+    real_body: float = 1.0
+    docs_or_tests_only: float = -2.0
+    trivial: float = -2.0
+
+
+def significance(event: Event, weights: Weights = Weights()) -> float:
+    """The significance score of one event; higher is more newsworthy."""
+    activity = event.activity
+    score = 0.0
+    if event.kind == "revert":
+        score += weights.revert
+    elif event.kind == "reland":
+        score += weights.reland
+    if event.breaking:
+        score += weights.breaking
+    if event.ci_gate:
+        score += weights.ci_gate
+    if event.risk == "high":
+        score += weights.risk_high
+    elif event.risk == "medium":
+        score += weights.risk_medium
+    if event.kind == "feature" and _CAPABILITY.search(event.subject):
+        score += weights.capability
+    lines = activity.lines_changed
+    files = len(activity.files)
+    score += min(3.0, math.log10(lines + 1)) + min(2.0, math.log2(files + 1) / 3)
+    if len(event.body.split()) >= 12:
+        score += weights.real_body
+    if event.kind in ("docs", "test"):
+        score += weights.docs_or_tests_only
+    if _TRIVIAL.search(event.subject) or event.kind == "chore":
+        score += weights.trivial
+    return round(score, 3)
+
+
+def rank(events: list[Event], weights: Weights = Weights()) -> list[tuple[Event, float]]:
+    """Events with their scores, most significant first; ties keep the later landing first."""
+    scored = [(event, significance(event, weights)) for event in events]
+    scored.sort(key=lambda pair: (-pair[1], -pair[0].activity.landed_at.timestamp()))
+    return scored
