@@ -1,0 +1,86 @@
+"""The store: SQLAlchemy 2 (async) over SQLite by default, PostgreSQL by URL.
+
+    store = Store.from_url(settings.database_url)      # after `await upgrade_database(url)`
+    await store.subscriptions.add(platform="slack", workspace="T1", channel="C1", repo="a/b")
+    queued = await store.deliveries.enqueue(story, platform="slack", workspace="T1", channel="C1")
+    await store.close()
+
+Each repository (`subscriptions`, `channels`, `stories`, `deliveries`, `listing`, `acks`)
+opens one short transaction per call and returns frozen records from `bot.store.records`.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.store.acks import Acks
+from bot.store.channels import Channels
+from bot.store.deliveries import Deliveries, check_failure
+from bot.store.engine import make_engine, parse_url, upgrade_database
+from bot.store.listing import DeliveryListing
+from bot.store.records import (
+    Ack,
+    AckResult,
+    ChannelSettings,
+    Claim,
+    DeliveryInfo,
+    Enqueued,
+    ItemMessage,
+    PostedPart,
+    Subscription,
+)
+from bot.store.stories import Stories
+from bot.store.subscriptions import Subscriptions
+from bot.store.types import utcnow
+
+__all__ = [
+    "Ack",
+    "AckResult",
+    "ChannelSettings",
+    "Claim",
+    "DeliveryInfo",
+    "Enqueued",
+    "ItemMessage",
+    "PostedPart",
+    "Store",
+    "Subscription",
+    "check_failure",
+    "make_engine",
+    "parse_url",
+    "upgrade_database",
+    "utcnow",
+]
+
+
+class Store:
+    """All repositories over one engine; `close()` (or `async with`) disposes of the pool."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.subscriptions = Subscriptions(engine)
+        self.channels = Channels(engine)
+        self.stories = Stories(engine)
+        self.deliveries = Deliveries(engine)
+        self.listing = DeliveryListing(engine)
+        self.acks = Acks(engine)
+
+    @classmethod
+    def from_url(cls, url: str | URL, *, pool_size: int = 5) -> Store:
+        """A store on `url` (the schema must be migrated: see `upgrade_database`)."""
+        return cls(make_engine(url, pool_size=pool_size))
+
+    @property
+    def backend(self) -> str:
+        """ "sqlite" or "postgresql"."""
+        return self.engine.dialect.name
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()

@@ -1,0 +1,229 @@
+"""The delivery outbox: enqueue, claim with a lease, record posted parts, finish or fail.
+
+Claiming is one statement on both backends: `UPDATE … WHERE id IN (SELECT … LIMIT n
+FOR UPDATE SKIP LOCKED) RETURNING …`. PostgreSQL skips rows another worker has locked;
+SQLite has no row locks but runs the statement under `BEGIN IMMEDIATE`, which serializes
+writers, so two workers never claim the same row there either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.errors import LeaseLostError, UnknownDeliveryError
+from bot.store.engine import insert_for
+from bot.store.records import Claim, Enqueued, PostedPart
+from bot.store.stories import save_story_on
+from bot.store.tables import DeliveryRow as D
+from bot.store.tables import PostedPartRow as P
+from bot.store.types import utcnow
+from digest.model import Story
+
+
+def check_failure(story: Story) -> str | None:
+    """Why `story` must not be delivered, or None when its checks passed or never ran."""
+    if story.checks is None or story.checks.passed:
+        return None
+    return "story failed its checks: " + "; ".join(story.checks.problems)
+
+
+class Deliveries:
+    """The outbox rows and the parts posted for them."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def enqueue(
+        self, story: Story, *, platform: str, workspace: str, channel: str
+    ) -> Enqueued:
+        """Save `story` and queue it for one channel; the same (story, platform, channel) twice
+        is a no-op that returns the existing delivery.
+
+        A story whose checks failed is dead-lettered here, with the reason as its error, so
+        it shows in `wire deliveries` and no worker ever posts it.
+        """
+        failure = check_failure(story)
+        now = utcnow()
+        insert = insert_for(self._engine)
+        statement = insert(D).values(
+            story_id=story.id,
+            platform=platform,
+            workspace=workspace,
+            channel=channel,
+            state="dead" if failure else "pending",
+            attempts=0,
+            next_attempt_at=now,
+            last_error=failure,
+            created_at=now,
+        )
+        statement = statement.on_conflict_do_nothing(
+            index_elements=["story_id", "platform", "channel"]
+        )
+        key = (D.story_id == story.id) & (D.platform == platform) & (D.channel == channel)
+        async with self._engine.begin() as conn:
+            await save_story_on(conn, story)
+            created = (await conn.execute(statement)).rowcount == 1
+            row = (await conn.execute(select(D.id, D.state).where(key))).one()
+        return Enqueued(id=row.id, created=created, state=row.state)
+
+    async def claim_due(
+        self,
+        *,
+        worker_id: str,
+        limit: int,
+        lease: timedelta,
+        platforms: Collection[str] | None = None,
+    ) -> list[Claim]:
+        """Claim up to `limit` due deliveries for `worker_id` until now + `lease`.
+
+        Due: pending with `next_attempt_at` reached, or in progress under an expired lease
+        (its worker died). Each claim counts as an attempt. Oldest due first.
+        """
+        now = utcnow()
+        due = or_(
+            and_(D.state == "pending", D.next_attempt_at <= now),
+            and_(D.state == "in_progress", D.claimed_until < now),
+        )
+        candidates = select(D.id).where(due)
+        if platforms is not None:
+            candidates = candidates.where(D.platform.in_(list(platforms)))
+        candidates = (
+            candidates.order_by(D.next_attempt_at, D.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        statement = (
+            update(D)
+            .where(D.id.in_(candidates.scalar_subquery()))
+            .values(
+                state="in_progress",
+                claimed_by=worker_id,
+                claimed_until=now + lease,
+                attempts=D.attempts + 1,
+            )
+            .returning(D.id, D.story_id, D.platform, D.workspace, D.channel, D.attempts)
+        )
+        async with self._engine.begin() as conn:
+            rows = (await conn.execute(statement)).all()
+        claims = [Claim(**row._asdict()) for row in rows]
+        return sorted(claims, key=lambda claim: claim.id)
+
+    async def posted_parts(self, delivery_id: int) -> list[PostedPart]:
+        """The parts already posted for a delivery, by index."""
+        query = (
+            select(P.part_index, P.message_id, P.thread_id, P.item_id, P.posted_at)
+            .where(P.delivery_id == delivery_id)
+            .order_by(P.part_index)
+        )
+        async with self._engine.connect() as conn:
+            return [PostedPart(**row._asdict()) for row in await conn.execute(query)]
+
+    async def record_part(
+        self,
+        delivery_id: int,
+        *,
+        worker_id: str,
+        part_index: int,
+        message_id: str,
+        thread_id: str | None,
+        item_id: str | None = None,
+        lease: timedelta,
+    ) -> None:
+        """Record a posted part and extend the worker's lease, in one transaction.
+
+        The part is recorded even when the lease was lost (it *was* posted); the worker
+        then gets `LeaseLostError` and must stop working on this delivery.
+        """
+        now = utcnow()
+        insert = insert_for(self._engine)
+        part = insert(P).values(
+            delivery_id=delivery_id,
+            part_index=part_index,
+            message_id=message_id,
+            thread_id=thread_id,
+            item_id=item_id,
+            posted_at=now,
+        )
+        renew = self._mine(delivery_id, worker_id).values(claimed_until=now + lease)
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                part.on_conflict_do_nothing(index_elements=["delivery_id", "part_index"])
+            )
+            held = (await conn.execute(renew)).rowcount == 1
+        if not held:
+            raise LeaseLostError(delivery_id, worker_id)
+
+    async def finish(self, delivery_id: int, *, worker_id: str) -> None:
+        """Mark a claimed delivery delivered."""
+        await self._settle(
+            delivery_id, worker_id, state="delivered", delivered_at=utcnow(), last_error=None
+        )
+
+    async def retry_later(
+        self, delivery_id: int, *, worker_id: str, error: str, at: datetime
+    ) -> None:
+        """Give a claimed delivery back, due again at `at`, keeping `error`."""
+        await self._settle(
+            delivery_id, worker_id, state="pending", next_attempt_at=at, last_error=error
+        )
+
+    async def release(self, delivery_id: int, *, worker_id: str) -> None:
+        """Give a claimed delivery back untried (the worker is stopping): due now, the
+        attempt not counted."""
+        await self._settle(
+            delivery_id,
+            worker_id,
+            state="pending",
+            next_attempt_at=utcnow(),
+            attempts=D.attempts - 1,
+        )
+
+    async def dead_letter(self, delivery_id: int, *, worker_id: str | None, error: str) -> None:
+        """Stop trying a delivery for good, keeping `error`; None as worker forces it."""
+        if worker_id is not None:
+            await self._settle(delivery_id, worker_id, state="dead", last_error=error)
+            return
+        statement = (
+            update(D)
+            .where(D.id == delivery_id)
+            .values(state="dead", last_error=error, claimed_by=None, claimed_until=None)
+        )
+        async with self._engine.begin() as conn:
+            if (await conn.execute(statement)).rowcount != 1:
+                raise UnknownDeliveryError(delivery_id)
+
+    async def requeue(self, delivery_id: int) -> None:
+        """Make a dead (or any) delivery due now with a fresh attempt count; posted parts stay
+        recorded, so only the missing ones will be posted."""
+        statement = (
+            update(D)
+            .where(D.id == delivery_id)
+            .values(
+                state="pending",
+                attempts=0,
+                next_attempt_at=utcnow(),
+                claimed_by=None,
+                claimed_until=None,
+            )
+        )
+        async with self._engine.begin() as conn:
+            if (await conn.execute(statement)).rowcount != 1:
+                raise UnknownDeliveryError(delivery_id)
+
+    def _mine(self, delivery_id: int, worker_id: str):
+        return update(D).where(
+            (D.id == delivery_id) & (D.claimed_by == worker_id) & (D.state == "in_progress")
+        )
+
+    async def _settle(self, delivery_id: int, worker_id: str, **values: object) -> None:
+        statement = self._mine(delivery_id, worker_id).values(
+            claimed_by=None, claimed_until=None, **values
+        )
+        async with self._engine.begin() as conn:
+            settled = (await conn.execute(statement)).rowcount == 1
+        if not settled:
+            raise LeaseLostError(delivery_id, worker_id)

@@ -1,0 +1,117 @@
+"""Subscriptions: which channel follows which repository or topic."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import Row, delete, func, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.store.engine import insert_for
+from bot.store.records import Subscription
+from bot.store.tables import SubscriptionRow as S
+from bot.store.types import utcnow
+
+
+def _same_target(
+    *, platform: str, workspace: str, channel: str, repo: str | None, topic: str | None
+):
+    return (
+        (S.platform == platform)
+        & (S.workspace == workspace)
+        & (S.channel == channel)
+        & (func.coalesce(S.repo, "") == (repo or ""))
+        & (func.coalesce(S.topic, "") == (topic or ""))
+    )
+
+
+def _record(row: Row) -> Subscription:
+    return Subscription(
+        id=row.id,
+        platform=row.platform,
+        workspace=row.workspace,
+        channel=row.channel,
+        repo=row.repo,
+        topic=row.topic,
+        excludes=tuple(row.excludes or ()),
+        created_by=row.created_by,
+        created_at=row.created_at,
+    )
+
+
+class Subscriptions:
+    """Add, remove and list subscriptions; (platform, workspace, channel, repo, topic) is unique."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def add(
+        self,
+        *,
+        platform: str,
+        workspace: str,
+        channel: str,
+        repo: str | None = None,
+        topic: str | None = None,
+        excludes: Iterable[str] = (),
+        created_by: str = "",
+    ) -> tuple[Subscription, bool]:
+        """Subscribe a channel; returns the subscription and False if it already existed."""
+        if repo is None and topic is None:
+            raise ValueError("a subscription needs a repository, a topic, or both")
+        target = dict(
+            platform=platform, workspace=workspace, channel=channel, repo=repo, topic=topic
+        )
+        insert = insert_for(self._engine)
+        statement = (
+            insert(S)
+            .values(**target, excludes=list(excludes), created_by=created_by, created_at=utcnow())
+            .on_conflict_do_nothing()
+        )
+        async with self._engine.begin() as conn:
+            created = (await conn.execute(statement)).rowcount == 1
+            row = (await conn.execute(select(S.__table__).where(_same_target(**target)))).one()
+        return _record(row), created
+
+    async def set_excludes(self, subscription_id: int, excludes: Iterable[str]) -> bool:
+        """Replace a subscription's exclusions (e.g. ["author:pytorchbot", "topic:docs"])."""
+        async with self._engine.begin() as conn:
+            result = await conn.execute(
+                S.__table__.update().where(S.id == subscription_id).values(excludes=list(excludes))
+            )
+        return result.rowcount == 1
+
+    async def remove(
+        self,
+        *,
+        platform: str,
+        workspace: str,
+        channel: str,
+        repo: str | None = None,
+        topic: str | None = None,
+    ) -> bool:
+        """Unsubscribe; returns False when there was no such subscription."""
+        target = dict(
+            platform=platform, workspace=workspace, channel=channel, repo=repo, topic=topic
+        )
+        async with self._engine.begin() as conn:
+            result = await conn.execute(delete(S).where(_same_target(**target)))
+        return result.rowcount > 0
+
+    async def list(
+        self,
+        *,
+        platform: str | None = None,
+        workspace: str | None = None,
+        channel: str | None = None,
+    ) -> list[Subscription]:
+        """Subscriptions, optionally of one platform, workspace or channel, oldest first."""
+        query = select(S.__table__).order_by(S.id)
+        if platform is not None:
+            query = query.where(S.platform == platform)
+        if workspace is not None:
+            query = query.where(S.workspace == workspace)
+        if channel is not None:
+            query = query.where(S.channel == channel)
+        async with self._engine.connect() as conn:
+            return [_record(row) for row in await conn.execute(query)]

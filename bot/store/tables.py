@@ -1,0 +1,163 @@
+"""The tables of the store, as typed declarative models (the migrations create them).
+
+Identity rules from DESIGN.md are constraints here: a delivery is unique on (story,
+platform, channel), a posted part on (delivery, part index), an ack on (item, channel,
+user), a reminder on (item, channel).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from bot.store.types import UTCDateTime, utcnow
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+DELIVERY_STATES = ("pending", "in_progress", "delivered", "dead")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime(), list[str]: JSON}
+
+
+class SubscriptionRow(Base):
+    """A channel's subscription to a repository, a topic, or both."""
+
+    __tablename__ = "subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    platform: Mapped[str] = mapped_column(String(32))
+    workspace: Mapped[str] = mapped_column(String(128))
+    channel: Mapped[str] = mapped_column(String(128))
+    repo: Mapped[str | None] = mapped_column(String(200))
+    topic: Mapped[str | None] = mapped_column(String(200))
+    excludes: Mapped[list[str]] = mapped_column(JSON, default=list)
+    created_by: Mapped[str] = mapped_column(String(128), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# A NULL repo or topic must collide too, so the unique index folds NULL into ''.
+Index(
+    "uq_subscriptions_target",
+    SubscriptionRow.platform,
+    SubscriptionRow.workspace,
+    SubscriptionRow.channel,
+    func.coalesce(SubscriptionRow.repo, text("''")),
+    func.coalesce(SubscriptionRow.topic, text("''")),
+    unique=True,
+)
+
+
+class ChannelSettingsRow(Base):
+    """Per-channel schedule, timezone, mute and the end of the last delivered window."""
+
+    __tablename__ = "channel_settings"
+
+    platform: Mapped[str] = mapped_column(String(32), primary_key=True)
+    workspace: Mapped[str] = mapped_column(String(128), primary_key=True)
+    channel: Mapped[str] = mapped_column(String(128), primary_key=True)
+    schedule: Mapped[str | None] = mapped_column(String(200))
+    timezone: Mapped[str | None] = mapped_column(String(64))
+    muted_until: Mapped[datetime | None]
+    last_window_until: Mapped[datetime | None]
+
+
+class StoryRow(Base):
+    """A composed Story, kept as its JSON so the worker delivers exactly what was composed."""
+
+    __tablename__ = "stories"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DeliveryRow(Base):
+    """One outbox row: deliver story `story_id` to one channel of one platform."""
+
+    __tablename__ = "deliveries"
+    __table_args__ = (
+        UniqueConstraint("story_id", "platform", "channel"),
+        Index("ix_deliveries_due", "state", "next_attempt_at"),
+        Index("ix_deliveries_lease", "state", "claimed_until"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    story_id: Mapped[str] = mapped_column(ForeignKey("stories.id", ondelete="CASCADE"))
+    platform: Mapped[str] = mapped_column(String(32))
+    workspace: Mapped[str] = mapped_column(String(128))
+    channel: Mapped[str] = mapped_column(String(128))
+    state: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    claimed_by: Mapped[str | None] = mapped_column(String(128))
+    claimed_until: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    delivered_at: Mapped[datetime | None]
+
+
+class PostedPartRow(Base):
+    """A part of a delivery that the platform accepted, with its message id."""
+
+    __tablename__ = "posted_parts"
+    __table_args__ = (
+        UniqueConstraint("delivery_id", "part_index"),
+        Index("ix_posted_parts_item", "item_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    delivery_id: Mapped[int] = mapped_column(ForeignKey("deliveries.id", ondelete="CASCADE"))
+    part_index: Mapped[int]
+    message_id: Mapped[str] = mapped_column(String(128))
+    thread_id: Mapped[str | None] = mapped_column(String(128))
+    item_id: Mapped[str | None] = mapped_column(String(64))
+    posted_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class AckRow(Base):
+    """Someone acknowledged an action item in a channel."""
+
+    __tablename__ = "acks"
+    __table_args__ = (UniqueConstraint("item_id", "channel", "user_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[str] = mapped_column(String(64))
+    platform: Mapped[str] = mapped_column(String(32))
+    channel: Mapped[str] = mapped_column(String(128))
+    user_id: Mapped[str] = mapped_column(String(128))
+    user_name: Mapped[str] = mapped_column(String(200))
+    acked_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ReminderRow(Base):
+    """An escalation that was sent for an unacknowledged item, so it is sent once."""
+
+    __tablename__ = "reminders"
+    __table_args__ = (UniqueConstraint("item_id", "channel"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[str] = mapped_column(String(64))
+    channel: Mapped[str] = mapped_column(String(128))
+    sent_at: Mapped[datetime] = mapped_column(default=utcnow)

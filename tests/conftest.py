@@ -1,0 +1,165 @@
+"""Shared fixtures: a migrated store on real SQLite (a file under tmp_path) and on real
+PostgreSQL (a database created for the session and dropped afterwards), and story builders.
+
+Tests that take `database_url` or `store` run once per backend; the PostgreSQL run is
+marked `postgres` and skipped only when WIRE_TEST_POSTGRES_URL is unset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime
+
+import asyncpg
+import pytest
+from sqlalchemy.engine import make_url
+
+from bot.store import Store, upgrade_database
+from digest.model import ActionItem, CheckFigures, Reference, Sentence, Story, Window, stable_id
+
+POSTGRES_URL = os.environ.get("WIRE_TEST_POSTGRES_URL")
+TABLES = "subscriptions, channel_settings, stories, deliveries, posted_parts, acks, reminders"
+
+
+def _asyncpg_dsn(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+async def _admin(sql: str) -> None:
+    assert POSTGRES_URL is not None
+    conn = await asyncpg.connect(_asyncpg_dsn(POSTGRES_URL))
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for this session, dropped at the end."""
+    if not POSTGRES_URL:
+        pytest.skip("WIRE_TEST_POSTGRES_URL is not set")
+    name = f"wire_t_{os.getpid()}_{secrets.token_hex(4)}"
+    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    url = make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    try:
+        asyncio.run(upgrade_database(url))
+        yield url
+    finally:
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def backend(request: pytest.FixtureRequest, tmp_path) -> tuple[str, str]:
+    """(backend name, URL): a SQLite file under tmp_path, or the session's PostgreSQL database."""
+    if request.param == "sqlite":
+        return "sqlite", f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}"
+    return "postgres", request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+async def database_url(backend: tuple[str, str]) -> str:
+    """A migrated, empty database on the backend under test."""
+    name, url = backend
+    if name == "sqlite":
+        await upgrade_database(url)
+        return url
+    conn = await asyncpg.connect(_asyncpg_dsn(url))
+    try:
+        await conn.execute(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE")
+    finally:
+        await conn.close()
+    return url
+
+
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[Store]:
+    """A Store on the backend under test."""
+    opened = Store.from_url(database_url)
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+WINDOW = Window(
+    since=datetime(2026, 3, 2, 9, tzinfo=UTC), until=datetime(2026, 3, 3, 9, tzinfo=UTC)
+)
+
+
+def build_story(
+    n: int = 0,
+    *,
+    items: int = 1,
+    body: bool = True,
+    problems: tuple[str, ...] | None = None,
+    window: Window = WINDOW,
+) -> Story:
+    """A small story with a body, `items` action items and two references; `problems`
+    gives it failed checks; `body=False` with no items makes a "no news" story."""
+    refs = (
+        Reference(
+            n=1,
+            repo="pytorch/executorch",
+            number=1000 + n,
+            title=f"Fix XNNPACK crash {n}",
+            url=f"https://github.com/pytorch/executorch/pull/{1000 + n}",
+        ),
+        Reference(
+            n=2,
+            repo="pytorch/executorch",
+            number=2000 + n,
+            title=f"Arm backend: quantize {n}",
+            url=f"https://github.com/pytorch/executorch/pull/{2000 + n}",
+        ),
+    )
+    sentences = (
+        Sentence(text=f"XNNPACK no longer crashes on model {n}.", refs=(1,)),
+        Sentence(text="The Arm backend quantizes depthwise convolutions.", refs=(2,)),
+    )
+    action_items = tuple(
+        ActionItem(
+            id=stable_id("item", n, i),
+            text=f"Rebuild the XNNPACK delegate ({i})",
+            urgency="immediate" if i == 0 else "monitor",
+            repo="pytorch/executorch",
+            refs=(1,),
+        )
+        for i in range(items)
+    )
+    checks = None
+    if problems is not None:
+        checks = CheckFigures(
+            dangling_citations=len(problems),
+            attribution=1.0,
+            action_integrity=1.0,
+            canonical_names=1.0,
+            coverage=1.0,
+            reverts_cited=1.0,
+            redundancy=0.0,
+            headline_chars=30,
+            body_sentences=2,
+            body_words=16,
+            problems=problems,
+        )
+    news = body or items
+    return Story(
+        id=stable_id("story", n, window.since.isoformat()),
+        window=window,
+        repos=("pytorch/executorch",),
+        headline=f"EXECUTORCH FIXES XNNPACK CRASH {n}" if news else "NO NEWS IN EXECUTORCH",
+        lede=f"A fix lands for crash {n}." if news else "Nothing landed in this window.",
+        body=sentences if body else (),
+        action_items=action_items,
+        references=refs if news else (),
+        checks=checks,
+    )
+
+
+@pytest.fixture
+def make_story() -> Callable[..., Story]:
+    """`build_story` as a fixture."""
+    return build_story
