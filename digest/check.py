@@ -22,6 +22,7 @@ MIN_COVERAGE = 0.67
 MAX_REDUNDANCY = 0.1
 REDUNDANT_PAIR = 0.5
 _SLUG = re.compile(r"\b[\w.-]+/[\w.-]+\b")
+_QUOTED = re.compile(r"“[^”]*”")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b")
 
 
@@ -169,9 +170,8 @@ def _attribution(
         if not refs:
             continue
         repos = {e.repo.lower() for e in refs}
-        wrong_project = [
-            n for n, repo in names.items() if _mentions(sentence.text, n) and repo not in repos
-        ]
+        credited = _subject_project(_QUOTED.sub(" ", sentence.text), names)
+        wrong_project = [credited] if credited and names[credited] not in repos else []
         evidence = " ".join(_evidence(e) for e in refs)
         wrong_component = [
             word
@@ -185,6 +185,19 @@ def _attribution(
             )
     score = 1.0 - len(bad) / len(citing) if citing else 1.0
     return score, bad
+
+
+def _subject_project(text: str, names: dict[str, str]) -> str | None:
+    """The project a sentence credits: the first configured name it mentions.
+
+    Later mentions are objects ("ExecuTorch relands the PyTorch 2.12 pin"), not credit.
+    """
+    found = []
+    for name in names:
+        match = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I)
+        if match:
+            found.append((match.start(), name))
+    return min(found)[1] if found else None
 
 
 def expected_urgencies(event: Event) -> set[str]:
@@ -259,9 +272,11 @@ def _canonical_names(story: Story, config: WireConfig) -> tuple[float, set[str]]
 
 def _looks_like(token: str, name: str) -> bool:
     a, b = token.lower(), name.lower()
+    if token.islower() and not name.islower():
+        return False  # a module or package identifier ("executorch.exir"), not a prose mention
     if a == b:
         return token not in (name, name.upper())
-    if len(b) < 6 or a[:3] != b[:3] or token.islower():
+    if len(b) < 6 or a[:3] != b[:3]:
         return False
     return _edit_distance(a, b) <= max(1, len(b) // 3)
 

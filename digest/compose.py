@@ -72,7 +72,10 @@ def compose(
     in_window = [a for a in activities if window.contains(a.landed_at)]
     events = filter_topic(classify(in_window, config), topic, config)
     repo_names = tuple(dict.fromkeys([*repos, *(e.repo for e in events)]))
-    picks = group_units(rank(events), per_project=config.digest.stories_per_project)
+    projects = len({e.repo for e in events}) or 1
+    # Few projects still make a full body: at least four sentences when there is news.
+    per_project = max(config.digest.stories_per_project, -(-4 // projects))
+    picks = group_units(rank(events), per_project=per_project)
     draft = draft_story(picks, config=config, window=window, repos=repo_names, topic=topic)
     story = number_references(
         draft, activities=in_window, window=window, repos=repo_names, topic=topic
@@ -234,9 +237,13 @@ def _area(event: Event) -> str | None:
     return None
 
 
-def _is_backend(event: Event) -> bool:
-    return any(f.path.startswith("backends/") for f in event.activity.files) or (
-        "backend" in event.activity.title.lower()
+def _is_backend(event: Event, area: str) -> bool:
+    """True when the change touches `backends/<area>/`, so "ExecuTorch's Arm backend" is right."""
+    key = topic_key(area)
+    return any(
+        f.path.startswith("backends/") and topic_key(f.path.split("/")[1]) == key
+        for f in event.activity.files
+        if f.path.count("/") >= 2
     )
 
 
@@ -321,7 +328,7 @@ def _unit_sentence(unit: Unit, *, name: str, position: int, related: bool) -> st
         )
     predicate = _predicate(event, max_words=16)
     area = _area(event)
-    if area and _is_backend(event):
+    if area and _is_backend(event, area):
         subject, area = f"{name}'s {area} backend", None
     else:
         subject = name
