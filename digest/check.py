@@ -40,7 +40,7 @@ def check_story(
 
     dangling = _dangling(story)
     if dangling:
-        problems.append(f"rule 1: citations {sorted(set(dangling))} are not in the references")
+        problems.append(f"rule 1: citations {dangling} are not in the references")
 
     attribution, misattributed = _attribution(story, by_ref, config)
     if attribution < MIN_ATTRIBUTION:
@@ -134,7 +134,7 @@ def _dangling(story: Story) -> list[int]:
     cited += [n for s in story.body for n in s.refs] + [
         n for i in story.action_items for n in i.refs
     ]
-    return [n for n in cited if n not in known]
+    return sorted({n for n in cited if n not in known})
 
 
 def _evidence(event: Event) -> str:

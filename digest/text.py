@@ -7,7 +7,46 @@ import re
 CITATION = re.compile(r"\[(?:ref:)?(\d+)\]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "with", "also", "alongside", "after", "new", "now", "their", "while", "which", "who", "will", "than", "then"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+        "also",
+        "alongside",
+        "after",
+        "new",
+        "now",
+        "their",
+        "while",
+        "which",
+        "who",
+        "will",
+        "than",
+        "then",
+    ]
 )
 
 

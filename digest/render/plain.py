@@ -12,7 +12,7 @@ from digest.model import ActionItem, Reference, Sentence, Story, Window, stable_
 from digest.text import cited_numbers
 
 BYLINE = "By The Wire · {window} · About {projects} · Composed from the cited sources"
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z“\"])")
 _ITEM = re.compile(
     r"^-\s*(?:→\s*)?(?P<text>.*?)\s+(?P<repo>[\w.-]+/[\w.-]+)\s+\[(?P<urgency>immediate|monitor|plan)\]\s*$"
 )

@@ -1,0 +1,42 @@
+"""Shared test data for the digest engine: the real activity files and the example config."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+from digest.config import WireConfig, load_config
+from digest.model import Activity, Window
+from digest.sources.replay import ReplaySource
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+ACTIVITY = SHARED / "data" / "activity"
+EXECUTORCH = ACTIVITY / "pytorch-executorch-2026-q2.jsonl"
+CI_INFRA = ACTIVITY / "pytorch-ci-infra-2026-05.jsonl"
+SHOWCASE = SHARED / "brief" / "showcase.txt"
+EXAMPLE_CONFIG = ROOT / "config" / "wire.example.toml"
+
+
+@cache
+def example_config() -> WireConfig:
+    return load_config(EXAMPLE_CONFIG)
+
+
+@cache
+def executorch() -> tuple[Activity, ...]:
+    return tuple(ReplaySource(EXECUTORCH).read_all())
+
+
+@cache
+def both_files() -> tuple[Activity, ...]:
+    return executorch() + tuple(ReplaySource(CI_INFRA).read_all())
+
+
+def window(since: str, until: str) -> Window:
+    return Window(since=datetime.fromisoformat(since), until=datetime.fromisoformat(until))
+
+
+SHOWCASE_WINDOW = ("2026-05-25T00:00:00+00:00", "2026-05-26T12:00:00+00:00")
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

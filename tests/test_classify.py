@@ -1,0 +1,233 @@
+"""Title normalization and classification: the rules N1–N8 of DIGEST.md on real titles."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from digest.classify import classify, classify_one, clean_body, split_title, undo_target
+from digest.config import Project, TopicRule, WireConfig
+from digest.language import nominalize, split_verb, third_person
+from digest.model import Activity, FileChange
+from digest.sources.commits import split_message
+from tests.digest_data import example_config
+
+EXECUTORCH = example_config().project("pytorch/executorch")
+
+
+def change(
+    title: str, *paths: str, body: str = "", repo: str = "pytorch/executorch", sha: str = ""
+) -> Activity:
+    return Activity(
+        repo=repo,
+        sha=sha or f"{abs(hash(title)):040x}"[:40],
+        title=title,
+        body=body,
+        landed_at=datetime(2026, 5, 25, tzinfo=UTC),
+        files=tuple(FileChange(path=p, additions=10, deletions=2) for p in paths),
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "title", "number"),
+    [
+        ("Set test seed per-test (#19744)", "Set test seed per-test", 19744),
+        (
+            "Harden against concurrency violations (#19734) (#19734)",
+            "Harden against concurrency violations",
+            19734,
+        ),
+        (
+            "Add Buck deps\n\nPull Request resolved: https://github.com/pytorch/executorch/pull/20642",
+            "Add Buck deps",
+            20642,
+        ),
+        ("Collapse annotation onto a single line", "Collapse annotation onto a single line", None),
+    ],
+)
+def test_n1_pr_number_from_title_or_trailer(message: str, title: str, number: int | None) -> None:
+    assert split_message(message)[0] == title
+    assert split_message(message)[2] == number
+
+
+@pytest.mark.parametrize(
+    ("title", "subject", "tags"),
+    [
+        ("[executorch][webgpu] Add matmul shader", "Add matmul shader", ("executorch", "webgpu")),
+        ("[1/N][ez] Move helpers", "Move helpers", ()),
+        (
+            "Arm backend: Validate TOSA resize parameters",
+            "Validate TOSA resize parameters",
+            ("Arm",),
+        ),
+        (
+            "Qualcomm AI Engine Direct - Refactor llama runner",
+            "Refactor llama runner",
+            ("Qualcomm AI Engine Direct",),
+        ),
+        ("fix(runtime): guard null method", "guard null method", ("runtime",)),
+        ("Cortex-M backend: enable M0+ builds", "enable M0+ builds", ("Cortex-M",)),
+    ],
+)
+def test_n2_n3_tags_and_prefixes_are_split_off(
+    title: str, subject: str, tags: tuple[str, ...]
+) -> None:
+    parts = split_title(title)
+    assert parts.subject == subject
+    assert parts.tags == tags
+
+
+def test_n2_n3_prefixes_become_configured_topics_with_case_variants_merged() -> None:
+    for title in (
+        "NXP backend: Enable Sub Tensor",
+        "NXP Backend: Enable Sub Tensor",
+        "[nxp] Enable Sub Tensor",
+    ):
+        assert classify_one(change(title), EXECUTORCH).topics == ("NXP",)
+    vulkan = classify_one(change("[et-vk][ops] Add conv2d"), EXECUTORCH)
+    assert vulkan.topics == ("Vulkan",)
+
+
+def test_n4_back_out_is_a_revert_linked_by_its_quoted_title() -> None:
+    event = classify_one(
+        change(
+            'Back out "Globally serialize XNNPACK execution, add logging"',
+            "backends/xnnpack/runtime/XNNExecutor.cpp",
+        ),
+        EXECUTORCH,
+    )
+    assert event.kind == "revert"
+    assert event.reverts_title == "Globally serialize XNNPACK execution, add logging"
+    assert event.topics == ("XNNPACK",)
+    assert event.predicate.startswith("backs out ")
+
+
+def test_unquoted_revert_is_a_revert_too() -> None:
+    assert undo_target("Revert PyTorch 2.12 pin bump") == (1, "PyTorch 2.12 pin bump")
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        'Revert "Revert "Add int4 kernels""',
+        "Reland XNNPACK update",
+        "Re-land XNNPACK update",
+        "Reapply PyTorch 2.12 pin with CI fixes",
+    ],
+)
+def test_n5_relands(title: str) -> None:
+    assert classify_one(change(title), EXECUTORCH).kind == "reland"
+
+
+@pytest.mark.parametrize(
+    ("imperative", "third"),
+    [
+        ("add", "adds"),
+        ("fix", "fixes"),
+        ("back out", "backs out"),
+        ("split", "splits"),
+        ("apply", "applies"),
+        ("do", "does"),
+        ("switch", "switches"),
+    ],
+)
+def test_n6_third_person(imperative: str, third: str) -> None:
+    assert third_person(imperative) == third
+
+
+def test_n6_gerunds_and_past_forms_are_verbs_and_nouns_are_not() -> None:
+    assert split_verb("Adding Qwen3 support") == ("add", "Qwen3 support")
+    assert split_verb("Fixed flaky test") == ("fix", "flaky test")
+    assert split_verb("Yolo26 in test matrix")[0] is None
+    assert (
+        classify_one(change("Yolo26 in test matrix"), EXECUTORCH).predicate
+        == "lands Yolo26 in test matrix"
+    )
+
+
+def test_nominal_table_turns_a_reverted_title_into_a_noun_phrase() -> None:
+    assert (
+        nominalize("Globally serialize XNNPACK execution, add logging") == "XNNPACK serialization"
+    )
+    assert nominalize("Frobnicate the widgets") is None
+
+
+def test_n7_paths_give_topics_by_glob_and_top_level_dirs_without_rules() -> None:
+    event = classify_one(
+        change("Tune kernels", "backends/arm/quantizer.py", "backends/cortex_m/ops.py"), EXECUTORCH
+    )
+    assert set(event.topics) == {"Arm", "Cortex-M"}
+    bare = Project(repo="acme/widgets", name="Widgets")
+    assert classify_one(
+        change("Tune", "engine/core.py", "README.md", repo="acme/widgets"), bare
+    ).topics == ("engine",)
+
+
+def test_n8_revert_and_original_in_one_window_become_one_event() -> None:
+    original = change(
+        "Globally serialize XNNPACK execution, add logging", "backends/xnnpack/a.cpp", sha="a" * 40
+    )
+    revert = change(
+        'Back out "Globally serialize XNNPACK execution, add logging"',
+        "backends/xnnpack/a.cpp",
+        sha="b" * 40,
+    )
+    events = classify([original, revert], example_config())
+    assert len(events) == 1
+    assert events[0].activity.sha == "b" * 40
+    assert events[0].linked == (original,)
+
+
+def test_clean_body_strips_trailers_stacks_and_test_plans() -> None:
+    body = (
+        "Stack from [ghstack] (oldest at bottom):\n* #123\n* __->__ #124\n\n"
+        "Moves the allocator onto the caller stream.\n\n"
+        "Differential Revision: D1\nPull Request resolved: https://github.com/o/r/pull/1\n"
+        "cc @alice @bob\nSigned-off-by: A <a@b>\n\n## Test plan\nran it"
+    )
+    assert clean_body(body) == "Moves the allocator onto the caller stream."
+
+
+def test_ci_gate_and_breaking_changes_are_flagged() -> None:
+    ci = Project(
+        repo="pytorch/ci-infra",
+        name="ci-infra",
+        topics=(TopicRule(name="CI", paths=(".github/**",)),),
+    )
+    gate = classify_one(
+        change(
+            "Split pre-merge CI into fast and slow gates",
+            ".github/workflows/pre-merge.yml",
+            repo="pytorch/ci-infra",
+        ),
+        ci,
+    )
+    assert gate.ci_gate
+    breaking = classify_one(
+        change(
+            "Remove legacy runner API", "runtime/a.cpp", body="BC-breaking: callers must migrate."
+        ),
+        EXECUTORCH,
+    )
+    assert breaking.breaking
+    assert not classify_one(change("Add docs page", "docs/source/a.md"), EXECUTORCH).ci_gate
+
+
+def test_kinds_from_paths_and_verbs() -> None:
+    assert (
+        classify_one(change("Improve docs", "docs/source/a.md", "docs/b.rst"), EXECUTORCH).kind
+        == "docs"
+    )
+    assert (
+        classify_one(change("Fix crash on empty input", "runtime/core/a.cpp"), EXECUTORCH).kind
+        == "fix"
+    )
+    assert classify_one(change("Bump torch pin", "torch_pin.py"), EXECUTORCH).kind == "bump"
+    assert (
+        classify_one(change("Add new op", "kernels/portable/op.cpp"), EXECUTORCH).kind == "feature"
+    )
+
+
+def test_unconfigured_repository_gets_its_name_from_the_slug() -> None:
+    assert WireConfig().project("acme/widgets").name == "widgets"
