@@ -1,0 +1,134 @@
+"""A story cut into platform-neutral parts, posted as one thread.
+
+`parts_of(story)` gives the parent (headline, lede, window), then the body, then one part
+per action item, then the references; a "no news" story is its parent alone. Each part
+carries everything an adapter needs to render it, including the references its citations
+point to, so no adapter ever looks the story up again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Annotated, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from digest.model import ActionItem, Reference, Sentence, Story
+
+
+class AckMark(NamedTuple):
+    """Who acknowledged an action item, and when."""
+
+    user_name: str
+    acked_at: datetime
+
+
+class _PartBase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int = Field(ge=0)
+    story_id: str
+
+
+class ParentPart(_PartBase):
+    """The thread's parent message: headline, lede and the window the story covers."""
+
+    kind: Literal["parent"] = "parent"
+    headline: str
+    lede: str
+    window_label: str
+
+
+class BodyPart(_PartBase):
+    """The cited body; `references` resolve its citation numbers to links."""
+
+    kind: Literal["body"] = "body"
+    sentences: tuple[Sentence, ...]
+    references: tuple[Reference, ...]
+
+
+class ActionItemPart(_PartBase):
+    """One action item with the references it cites and who has acknowledged it."""
+
+    kind: Literal["action_item"] = "action_item"
+    item: ActionItem
+    references: tuple[Reference, ...] = ()
+    acks: tuple[AckMark, ...] = ()
+
+
+class ReferencesPart(_PartBase):
+    """The numbered references, each a link to its pull request or commit."""
+
+    kind: Literal["references"] = "references"
+    references: tuple[Reference, ...]
+
+
+class ReminderPart(_PartBase):
+    """An escalation posted in the thread when an immediate item stays unacknowledged;
+    `index` is the index of the item's own part."""
+
+    kind: Literal["reminder"] = "reminder"
+    item: ActionItem
+    oncall: str | None = None
+
+
+Part = Annotated[
+    ParentPart | BodyPart | ActionItemPart | ReferencesPart | ReminderPart,
+    Field(discriminator="kind"),
+]
+
+
+def _cited(story: Story, numbers: Iterable[int]) -> tuple[Reference, ...]:
+    wanted = set(numbers)
+    return tuple(ref for ref in story.references if ref.n in wanted)
+
+
+def parts_of(story: Story) -> list[Part]:
+    """The parts of `story` in posting order; index 0 is the thread's parent."""
+    parts: list[Part] = [
+        ParentPart(
+            index=0,
+            story_id=story.id,
+            headline=story.headline,
+            lede=story.lede,
+            window_label=story.window.label(),
+        )
+    ]
+    if story.is_empty:
+        return parts
+    if story.body:
+        cited = _cited(story, (n for sentence in story.body for n in sentence.refs))
+        parts.append(
+            BodyPart(index=len(parts), story_id=story.id, sentences=story.body, references=cited)
+        )
+    for item in story.action_items:
+        parts.append(
+            ActionItemPart(
+                index=len(parts),
+                story_id=story.id,
+                item=item,
+                references=_cited(story, item.refs),
+            )
+        )
+    parts.append(ReferencesPart(index=len(parts), story_id=story.id, references=story.references))
+    return parts
+
+
+def item_id_of(part: Part) -> str | None:
+    """The action item a part carries, if it is an action-item part."""
+    return part.item.id if isinstance(part, ActionItemPart) else None
+
+
+def item_part(story: Story, item_id: str, acks: Iterable[AckMark] = ()) -> ActionItemPart:
+    """The part of `story` that carries `item_id`, showing `acks` (to update its message)."""
+    for part in parts_of(story):
+        if isinstance(part, ActionItemPart) and part.item.id == item_id:
+            return part.model_copy(update={"acks": tuple(acks)})
+    raise KeyError(f"story {story.id} has no action item {item_id}")
+
+
+def reminder_part(story: Story, item_id: str, *, oncall: str | None) -> ReminderPart:
+    """A reminder about `item_id` of `story`, addressed to the on-call handle if any."""
+    found = item_part(story, item_id)
+    return ReminderPart(index=found.index, story_id=story.id, item=found.item, oncall=oncall)

@@ -1,0 +1,102 @@
+"""Parts of a story and their console rendering (pure), and the console platform."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+from conftest import build_story
+
+from bot.parts import (
+    AckMark,
+    ActionItemPart,
+    BodyPart,
+    ParentPart,
+    ReferencesPart,
+    item_id_of,
+    item_part,
+    parts_of,
+    reminder_part,
+)
+from bot.platform import ConsolePlatform, Platform, render_text
+from digest.model import ActionItem
+
+
+def test_parts_follow_the_story_order() -> None:
+    story = build_story(1, items=2)
+    parts = parts_of(story)
+    assert [p.kind for p in parts] == ["parent", "body", "action_item", "action_item", "references"]
+    assert [p.index for p in parts] == [0, 1, 2, 3, 4]
+    assert {p.story_id for p in parts} == {story.id}
+    parent, body, first_item, _, refs = parts
+    assert isinstance(parent, ParentPart) and parent.window_label == story.window.label()
+    assert isinstance(body, BodyPart) and [r.n for r in body.references] == [1, 2]
+    assert isinstance(first_item, ActionItemPart) and [r.n for r in first_item.references] == [1]
+    assert isinstance(refs, ReferencesPart) and refs.references == story.references
+    assert item_id_of(first_item) == story.action_items[0].id and item_id_of(parent) is None
+
+
+def test_a_no_news_story_is_only_its_parent() -> None:
+    story = build_story(1, items=0, body=False)
+    assert story.is_empty
+    assert [p.kind for p in parts_of(story)] == ["parent"]
+
+
+def test_render_parent_and_replies() -> None:
+    parent, body, item, refs = parts_of(build_story(4))
+    assert render_text(parent) == (
+        "EXECUTORCH FIXES XNNPACK CRASH 4\n"
+        "A fix lands for crash 4.\n"
+        "(2026-03-02 09:00 – 2026-03-03 09:00 UTC)"
+    )
+    assert render_text(body) == (
+        "  ↳ XNNPACK no longer crashes on model 4. [1] "
+        "The Arm backend quantizes depthwise convolutions. [2]"
+    )
+    assert render_text(item) == (
+        "  ↳ [immediate] Rebuild the XNNPACK delegate (0) — pytorch/executorch [1]"
+    )
+    assert render_text(refs).splitlines() == [
+        "  ↳ References:",
+        "    [1] Fix XNNPACK crash 4 — https://github.com/pytorch/executorch/pull/1004",
+        "    [2] Arm backend: quantize 4 — https://github.com/pytorch/executorch/pull/2004",
+    ]
+
+
+def test_render_acks_and_reminder() -> None:
+    story = build_story(5)
+    item_id = story.action_items[0].id
+    acked = item_part(story, item_id, [AckMark("ada", datetime(2026, 3, 3, 9, 14, tzinfo=UTC))])
+    assert render_text(acked).splitlines()[1] == (
+        "    ✓ acknowledged by ada at 2026-03-03 09:14 UTC"
+    )
+    reminder = reminder_part(story, item_id, oncall="@executorch-oncall")
+    assert reminder.index == acked.index
+    assert render_text(reminder).startswith(
+        "  ↳ ⏰ @executorch-oncall: not acknowledged yet — [immediate] Rebuild"
+    )
+
+
+def test_untrusted_text_cannot_drive_the_terminal() -> None:
+    story = build_story(6)
+    hostile = ActionItem(
+        id="item_x", text="\x1b[2Jwipe\nscreen", urgency="plan", repo="a/b", refs=()
+    )
+    part = ActionItemPart(index=2, story_id=story.id, item=hostile)
+    assert render_text(part) == "  ↳ [plan] [2Jwipe screen — a/b"
+
+
+async def test_console_platform_prints_a_thread_and_dedupes_keys() -> None:
+    out = io.StringIO()
+    console = ConsolePlatform(out)
+    assert isinstance(console, Platform)
+    parent, body, *_ = parts_of(build_story(7))
+    parent_id = await console.post("ops", parent, None, key="d1.p0")
+    reply_id = await console.post("ops", body, parent_id, key="d1.p1")
+    assert await console.post("ops", body, parent_id, key="d1.p1") == reply_id
+    assert (parent_id, reply_id) == ("console-1", "console-2")
+    await console.update("ops", reply_id, body)
+    lines = out.getvalue().splitlines()
+    assert lines[:3] == ["", "#ops", "EXECUTORCH FIXES XNNPACK CRASH 7"]
+    assert sum(line.startswith("  ↳ XNNPACK") for line in lines) == 2
+    assert "  ↳ (edited console-2)" in lines
