@@ -71,7 +71,7 @@ ConfigOption = Annotated[
 
 def fail(message: str) -> None:
     """Print one error sentence and exit 2."""
-    Console(stderr=True, highlight=False).print(f"wire: {message}", markup=False)
+    typer.echo(f"wire: {message}", err=True)
     raise typer.Exit(2)
 
 
