@@ -308,14 +308,33 @@ def write_body(picks: list[ProjectPick], *, config: WireConfig, detail: int) -> 
             sentences.append(
                 _unit_sentence(unit, name=name, position=position, related=detail >= 2)
             )
-        merged = [*minor, *pick.extra]
-        if merged:
-            phrases = [
-                f"{_predicate(u.lead, max_words=10 if detail else 7)} {cite(*u.activities)}"
-                for u in merged
-            ]
+        named, counted = _split_extras([*minor, *pick.extra], keep=3 if detail else 2)
+        phrases = [
+            f"{_predicate(u.lead, max_words=10 if detail else 7)} {cite(*u.activities)}"
+            for u in named
+        ]
+        if counted:
+            noun = "change" if len(counted) == 1 else "changes"
+            activities = [a for u in counted for a in u.activities]
+            phrases.append(
+                f"backs out or relands {_count_word(len(counted))} more {noun} {cite(*activities)}"
+            )
+        if phrases:
             sentences.append(f"{name} also {join_words(phrases)}.")
     return sentences
+
+
+def _split_extras(units: list[Unit], *, keep: int) -> tuple[list[Unit], list[Unit]]:
+    """Units to name in prose, and reverts/relands beyond them that are only counted and cited."""
+    if len(units) <= keep:
+        return units, []
+    named = units[:keep]
+    rest = units[keep:]
+    counted = [u for u in rest if u.lead.kind in ("revert", "reland")]
+    named += [u for u in rest if u.lead.kind not in ("revert", "reland")][
+        : max(0, keep - len(named))
+    ]
+    return named, counted
 
 
 def _unit_sentence(unit: Unit, *, name: str, position: int, related: bool) -> str:

@@ -79,16 +79,20 @@ def group_units(ranked: list[tuple[Event, float]], *, per_project: int) -> list[
             if ordered_topics and ordered_topics[0][1] * 2 > len(events)
             else None
         )
+        words = {e.activity.sha: _title_words(e) for e, _ in events}
         used: set[str] = set()
-        units: list[Unit] = []
+        top: list[Unit] = []
+        extras: list[Unit] = []
         for event, score in events:
             if event.activity.sha in used:
                 continue
             used.add(event.activity.sha)
-            related = _related(event, events, used)
-            units.append(Unit(lead=event, score=score, related=related, dominant_topic=dominant))
-        top = units[:per_project]
-        extra = tuple(u for u in units[per_project:] if _must_cite(u.lead))
+            if len(top) < per_project:
+                related = _related(event, events, used, words)
+                top.append(Unit(lead=event, score=score, related=related, dominant_topic=dominant))
+            elif _must_cite(event):
+                extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
+        extra = tuple(extras)
         picks.append(
             ProjectPick(
                 repo=repo,
@@ -102,15 +106,17 @@ def group_units(ranked: list[tuple[Event, float]], *, per_project: int) -> list[
     return picks
 
 
-def _related(lead: Event, events: list[tuple[Event, float]], used: set[str]) -> tuple[Event, ...]:
+def _related(
+    lead: Event, events: list[tuple[Event, float]], used: set[str], words: dict[str, set[str]]
+) -> tuple[Event, ...]:
     if lead.kind in ("revert", "reland"):
         return ()
-    lead_words = _title_words(lead)
+    lead_words = words[lead.activity.sha]
     related = []
     for other, _ in events:
         if other.activity.sha in used or other.kind in ("revert", "reland"):
             continue
-        if jaccard(lead_words, _title_words(other)) >= RELATED_TITLE_SIMILARITY:
+        if jaccard(lead_words, words[other.activity.sha]) >= RELATED_TITLE_SIMILARITY:
             related.append(other)
             used.add(other.activity.sha)
             if len(related) == MAX_RELATED:

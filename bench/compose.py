@@ -1,0 +1,87 @@
+"""Benchmark: composing stories from the real executorch quarter (1,209 commits).
+
+Prints wall time and peak memory for one window over the whole file and for each day,
+then the GitHub source's requests per repo-day against the loopback GitHub server.
+Targets: whole file under 1 s and 200 MB on a 2-core machine; ⌈merged/100⌉ + 1 GraphQL
+requests per repo-day and 0 primary quota for an unchanged re-poll.
+
+    .venv/bin/python bench/compose.py [--skip-github]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import sys
+import time
+import tracemalloc
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from digest.compose import compose  # noqa: E402
+from digest.config import load_config  # noqa: E402
+from digest.model import Window  # noqa: E402
+from digest.sources.replay import ReplaySource  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "activity" / "pytorch-executorch-2026-q2.jsonl"
+
+
+def timed(label: str, work):
+    """Run `work` once for time, once more under tracemalloc for its peak allocation."""
+    started = time.perf_counter()
+    result = work()
+    elapsed = time.perf_counter() - started
+    tracemalloc.start()
+    work()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"{label:<38} {elapsed * 1000:9.1f} ms   peak allocated {peak / 2**20:7.1f} MiB")
+    return result, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-github", action="store_true", help="skip the request count")
+    args = parser.parse_args()
+    config = load_config(ROOT / "config" / "wire.example.toml")
+
+    activities, _ = timed("read 1,209 commits (replay)", lambda: ReplaySource(DATA).read_all())
+    print(f"  {len(activities)} activities")
+    quarter = Window(since=datetime(2026, 4, 1, tzinfo=UTC), until=datetime(2026, 7, 1, tzinfo=UTC))
+    story, whole = timed(
+        "compose whole file as one window",
+        lambda: compose(activities, config=config, window=quarter),
+    )
+    print(f"  {len(story.references)} references, checks: {story.checks.problems or 'all pass'}")
+
+    def every_day() -> list:
+        stories, day = [], quarter.since
+        while day < quarter.until:
+            window = Window(since=day, until=day + timedelta(days=1))
+            stories.append(compose(activities, config=config, window=window))
+            day += timedelta(days=1)
+        return stories
+
+    stories, daily = timed("compose day by day (91 windows)", every_day)
+    failing = sum(bool(s.checks.problems) for s in stories)
+    print(f"  {daily / len(stories) * 1000:.1f} ms a day; {failing} days with a non-fatal remark")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory of the process: {rss:.0f} MiB")
+    print(f"target whole file < 1 s and < 200 MB: {'met' if whole < 1 and rss < 200 else 'MISSED'}")
+
+    if not args.skip_github:
+        try:
+            from bench.github_requests import measure
+        except ImportError as error:
+            print(f"GitHub request count skipped: {error}")
+            return
+        print("\nGitHub source against the loopback server:")
+        asyncio.run(measure())
+
+
+if __name__ == "__main__":
+    main()
