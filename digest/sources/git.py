@@ -29,6 +29,9 @@ from digest.sources.commits import activity_from_commit
 # Git stops walking at the first commit older than --since, so a commit with a skewed
 # committer date could hide older ones that are in the window; ask git for a margin more.
 _SINCE_MARGIN = timedelta(days=1)
+# Git misreads dates far from now, so bounds outside this range are left to Python alone.
+_GIT_DATES = (datetime(1971, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
+_TRUE = ("true", "yes", "on", "1")
 _CHUNK = 1 << 16
 _NOT_YET_READ = datetime.min.replace(tzinfo=UTC)
 
@@ -112,7 +115,7 @@ class GitSource:
                 raise SourceError(
                     f"{self.path} is not a git repository; pass git:PATH to the top of a local clone"
                 )
-            raise SourceError(f"git cannot read {self.path}: {_first_line(err)}")
+            raise SourceError(f"git cannot read {self.path}: {_complaint(err)}")
 
     async def _repo_from_origin(self) -> str:
         code, out, _ = await self._git("remote", "get-url", "origin")
@@ -152,19 +155,12 @@ class GitSource:
             return False
         for line in out.decode(errors="replace").splitlines():
             key, _, value = line.partition(" ")
-            if key == "extensions.partialclone" or value.strip().lower() in (
-                "true",
-                "yes",
-                "on",
-                "1",
-            ):
+            if key == "extensions.partialclone" or value.strip().lower() in _TRUE:
                 return True
         return False
 
     async def _log(self, window: Window, *, with_counts: bool) -> AsyncIterator[_Commit]:
         """Stream the commits of one `git log` run; raise _GitFailed when git fails."""
-        since = (window.since - _SINCE_MARGIN).astimezone(UTC)
-        until = (window.until + timedelta(seconds=1)).astimezone(UTC)
         diff = ["--numstat", "-M"] if with_counts else ["-M100%"]  # exact renames need no blobs
         process = await self._start(
             "log",
@@ -181,8 +177,7 @@ class GitSource:
             "--no-show-signature",
             "--raw",
             *diff,
-            f"--since={since:%Y-%m-%dT%H:%M:%S+00:00}",
-            f"--until={until:%Y-%m-%dT%H:%M:%S+00:00}",
+            *_date_limits(window),
             "--end-of-options",
             self.ref,
             "--",
@@ -202,7 +197,7 @@ class GitSource:
                             yield commit
                 pending.append(rest)
             if await process.wait() != 0:
-                raise _GitFailed(_first_line(await errors))
+                raise _GitFailed(_complaint(await errors))
             if (commit := parser.finish()) is not None:
                 yield commit
         finally:
@@ -237,7 +232,7 @@ class GitSource:
 
 
 class _GitFailed(Exception):
-    """`git log` exited with an error; the message is its first line of stderr."""
+    """`git log` failed or printed what we cannot parse; the message says which."""
 
 
 @dataclass
@@ -339,9 +334,26 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _first_line(stderr: bytes) -> str:
+def _date_limits(window: Window) -> list[str]:
+    """--since/--until a little wider than `window`; the caller filters it exactly."""
+    earliest, latest = _GIT_DATES
+    limits = []
+    if window.since > earliest + _SINCE_MARGIN:
+        limits.append(f"--since={_git_date(window.since - _SINCE_MARGIN)}")
+    if window.until < latest:
+        limits.append(f"--until={_git_date(window.until + timedelta(seconds=1))}")
+    return limits
+
+
+def _git_date(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+
+
+def _complaint(stderr: bytes) -> str:
+    """The line of git's stderr that says what went wrong: its last fatal error, if any."""
     lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
-    return lines[0] if lines else "no error message"
+    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (errors or lines or ["no error message"])[-1]
 
 
 def _without_credentials(url: str) -> str:
