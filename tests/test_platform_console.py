@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 from datetime import UTC, datetime
 
-from conftest import build_story
-
 from bot.parts import (
     AckMark,
     ActionItemPart,
@@ -20,6 +18,7 @@ from bot.parts import (
 )
 from bot.platform import ConsolePlatform, Platform, render_text
 from digest.model import ActionItem
+from tests.conftest import build_story
 
 
 def test_parts_follow_the_story_order() -> None:

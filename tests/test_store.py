@@ -7,10 +7,10 @@ from datetime import timedelta
 
 import pytest
 import time_machine
-from conftest import build_story
 
 from bot.errors import LeaseLostError, UnknownDeliveryError
 from bot.store import Store, upgrade_database, utcnow
+from tests.conftest import build_story
 
 LEASE = timedelta(seconds=60)
 

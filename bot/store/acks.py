@@ -85,8 +85,10 @@ class Acks:
             row = (await conn.execute(query)).one_or_none()
         return None if row is None else ItemMessage(**row._asdict())
 
-    async def unacked_items(self, *, posted_before: datetime) -> list[ItemMessage]:
-        """Item messages posted before `posted_before` with no ack and no reminder yet."""
+    async def unacked_items(
+        self, *, posted_before: datetime, posted_after: datetime | None = None
+    ) -> list[ItemMessage]:
+        """Item messages posted in [posted_after, posted_before) with no ack and no reminder."""
         acked = exists().where((A.item_id == P.item_id) & (A.channel == D.channel))
         reminded = exists().where((R.item_id == P.item_id) & (R.channel == D.channel))
         query = (
@@ -95,6 +97,8 @@ class Acks:
             .where(P.item_id.is_not(None) & (P.posted_at < posted_before) & ~acked & ~reminded)
             .order_by(P.posted_at, P.id)
         )
+        if posted_after is not None:
+            query = query.where(P.posted_at >= posted_after)
         async with self._engine.connect() as conn:
             return [ItemMessage(**row._asdict()) for row in await conn.execute(query)]
 

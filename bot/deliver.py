@@ -1,0 +1,277 @@
+"""The delivery worker: claim due outbox rows, post each story's parts in order, retry.
+
+For each claimed delivery the worker posts the parts not yet recorded, in order: the first
+part's message is the thread parent and every later part is posted as a reply to it. Each
+part's message id is recorded in its own transaction as soon as the platform returns it,
+so a crash resumes after the last recorded part and a recorded part is never posted again.
+
+The one gap left, a crash after the platform accepted a part but before its id was
+recorded, is closed by the platform: every `post` carries the idempotency key
+"<delivery id>.<part index>", and a platform answers a repeated key with the message it
+already posted (see `bot.platform`). Together: nothing twice, nothing lost.
+
+Failures: `RetryableError` puts the delivery back with exponential back-off and full
+jitter, never sooner than the platform's `retry_after`; `PermanentError`, or running out
+of attempts, dead-letters it with the error kept. A story whose checks failed is
+dead-lettered at enqueue (`Deliveries.enqueue`) and, should one reach a worker anyway,
+dead-lettered before any part is posted.
+
+Stopping: `run_forever(stop)` and `run_once(stop=…)` look at `stop` between parts; the part
+in flight finishes and is recorded, and the rest of that delivery is released for any
+worker to resume. The caller wires SIGTERM to `stop.set()` (and must not cancel the task).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import socket
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from datetime import timedelta
+
+from bot.errors import LeaseLostError, PermanentError, RetryableError
+from bot.parts import AckMark, item_id_of, item_part, parts_of, reminder_part
+from bot.platform import Platform
+from bot.settings import DeliverySettings
+from bot.store import Claim, DeliveryInfo, Store, check_failure, utcnow
+
+log = logging.getLogger("wire.deliver")
+
+
+@dataclass
+class Summary:
+    """What a run did: deliveries claimed and how each ended, and parts posted."""
+
+    claimed: int = 0
+    delivered: int = 0
+    retried: int = 0
+    dead: int = 0
+    released: int = 0
+    lost: int = 0
+    parts_posted: int = 0
+
+    def __iadd__(self, other: Summary) -> Summary:
+        for field in fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
+        return self
+
+
+def part_key(delivery_id: int, part_index: int) -> str:
+    """The idempotency key of one part of one delivery."""
+    return f"{delivery_id}.{part_index}"
+
+
+def backoff(
+    attempts: int, *, base: float, cap: float, retry_after: float | None, rng: random.Random
+) -> float:
+    """Seconds to wait after failed attempt number `attempts` (1-based): a uniform draw in
+    [0, min(cap, base·2^(attempts-1))] ("full jitter"), but never less than `retry_after`."""
+    ceiling = min(cap, base * 2 ** max(attempts - 1, 0))
+    delay = rng.uniform(0, ceiling)
+    return max(delay, retry_after or 0.0)
+
+
+def default_worker_id() -> str:
+    """host:pid plus a random suffix, unique among live workers."""
+    return f"{socket.gethostname()}:{os.getpid()}:{random.randrange(16**6):06x}"
+
+
+class Worker:
+    """Delivers claimed outbox rows through the platform named by each row."""
+
+    def __init__(
+        self,
+        store: Store,
+        platforms: Mapping[str, Platform] | Iterable[Platform],
+        *,
+        settings: DeliverySettings | None = None,
+        worker_id: str | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.store = store
+        self.platforms = (
+            dict(platforms) if isinstance(platforms, Mapping) else {p.name: p for p in platforms}
+        )
+        self.settings = settings or DeliverySettings()
+        self.worker_id = worker_id or default_worker_id()
+        self._rng = rng or random.Random()
+
+    async def run_once(self, *, stop: asyncio.Event | None = None) -> Summary:
+        """Deliver everything due now (claiming in batches) and return what happened."""
+        stop = stop or asyncio.Event()
+        total = Summary()
+        limit = asyncio.Semaphore(self.settings.workers)
+
+        async def one(claim: Claim) -> Summary:
+            async with limit:
+                return await self.deliver(claim, stop=stop)
+
+        while not stop.is_set():
+            claims = await self.store.deliveries.claim_due(
+                worker_id=self.worker_id,
+                limit=self.settings.batch_size,
+                lease=self.settings.lease,
+                platforms=list(self.platforms),
+            )
+            if not claims:
+                break
+            for result in await asyncio.gather(*(one(claim) for claim in claims)):
+                total += result
+        return total
+
+    async def run_forever(self, stop: asyncio.Event) -> Summary:
+        """Poll the outbox until `stop` is set; returns the totals."""
+        total = Summary()
+        while not stop.is_set():
+            done = await self.run_once(stop=stop)
+            total += done
+            if done.claimed == 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=self.settings.poll_interval)
+        return total
+
+    async def deliver(self, claim: Claim, *, stop: asyncio.Event | None = None) -> Summary:
+        """Post the missing parts of one claimed delivery, then settle it."""
+        done = Summary(claimed=1)
+        deliveries = self.store.deliveries
+        story = await self.store.stories.get(claim.story_id)
+        reason = f"story {claim.story_id} is missing" if story is None else check_failure(story)
+        if story is None or reason is not None:
+            await deliveries.dead_letter(claim.id, worker_id=self.worker_id, error=str(reason))
+            done.dead = 1
+            return done
+        platform = self.platforms[claim.platform]
+        posted = {p.part_index: p.message_id for p in await deliveries.posted_parts(claim.id)}
+        parent = posted.get(0)
+        try:
+            for part in parts_of(story):
+                if part.index in posted:
+                    continue
+                if stop is not None and stop.is_set():
+                    await deliveries.release(claim.id, worker_id=self.worker_id)
+                    done.released = 1
+                    return done
+                thread = None if part.index == 0 else parent
+                message_id = await platform.post(
+                    claim.channel, part, thread, key=part_key(claim.id, part.index)
+                )
+                await deliveries.record_part(
+                    claim.id,
+                    worker_id=self.worker_id,
+                    part_index=part.index,
+                    message_id=message_id,
+                    thread_id=thread,
+                    item_id=item_id_of(part),
+                    lease=self.settings.lease,
+                )
+                done.parts_posted += 1
+                if part.index == 0:
+                    parent = message_id
+            await deliveries.finish(claim.id, worker_id=self.worker_id)
+            done.delivered = 1
+        except LeaseLostError as exc:
+            log.warning("%s", exc)
+            done.lost = 1
+        except PermanentError as exc:
+            await self._dead(claim, f"{claim.platform} refused: {exc}")
+            done.dead = 1
+        except Exception as exc:  # a retryable error, or a fault nobody classified
+            if not isinstance(exc, RetryableError):
+                log.exception("delivery %s failed unexpectedly", claim.id)
+            settled = await self._retry_or_dead(claim, exc)
+            done.retried, done.dead = (1, 0) if settled == "retried" else (0, 1)
+        return done
+
+    async def _dead(self, claim: Claim, error: str) -> None:
+        try:
+            await self.store.deliveries.dead_letter(claim.id, worker_id=self.worker_id, error=error)
+        except LeaseLostError as exc:
+            log.warning("%s", exc)
+
+    async def _retry_or_dead(self, claim: Claim, exc: Exception) -> str:
+        error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, RetryableError) else str(exc)
+        if claim.attempts >= self.settings.max_attempts:
+            await self._dead(claim, f"gave up after {claim.attempts} attempts: {error}")
+            return "dead"
+        delay = backoff(
+            claim.attempts,
+            base=self.settings.backoff_base,
+            cap=self.settings.backoff_cap,
+            retry_after=getattr(exc, "retry_after", None),
+            rng=self._rng,
+        )
+        at = utcnow() + timedelta(seconds=delay)
+        try:
+            await self.store.deliveries.retry_later(
+                claim.id, worker_id=self.worker_id, error=error, at=at
+            )
+        except LeaseLostError as exc_lost:
+            log.warning("%s", exc_lost)
+        return "retried"
+
+
+async def list_deliveries(
+    store: Store, *, state: str | None = None, channel: str | None = None, limit: int = 50
+) -> list[DeliveryInfo]:
+    """Deliveries for `wire deliveries`, newest first: state, headline, channel, attempts,
+    last error (see `DeliveryInfo`)."""
+    return await store.listing.list(state=state, channel=channel, limit=limit)
+
+
+def describe(info: DeliveryInfo) -> str:
+    """One line about a delivery, e.g. for a plain-text listing."""
+    error = f" — {info.last_error}" if info.last_error else ""
+    return (
+        f"#{info.id} {info.state:<11} {info.platform}:{info.channel} "
+        f"attempts={info.attempts} parts={info.parts_posted} {info.headline!r}{error}"
+    )
+
+
+async def refresh_item(store: Store, platform: Platform, *, channel: str, item_id: str) -> bool:
+    """Re-render the message of an action item with everyone who acknowledged it (call
+    after `store.acks.record`); False when the item was never posted in that channel."""
+    found = await store.acks.find_item_message(item_id, platform=platform.name, channel=channel)
+    story = None if found is None else await store.stories.get(found.story_id)
+    if found is None or story is None:
+        return False
+    acks = await store.acks.for_item(item_id, channel=channel)
+    part = item_part(story, item_id, [AckMark(a.user_name, a.acked_at) for a in acks])
+    await platform.update(channel, found.message_id, part)
+    return True
+
+
+async def send_reminders(
+    store: Store,
+    platforms: Mapping[str, Platform],
+    *,
+    reminder_after: timedelta,
+    oncall: Mapping[str, str | None],
+    horizon: timedelta = timedelta(days=1),
+) -> int:
+    """Post one reminder in the thread of every [immediate] item nobody acknowledged within
+    `reminder_after` (items older than `reminder_after + horizon` are left alone).
+
+    The post carries an idempotency key and the reminder is recorded after it, so a crash
+    in between neither loses the reminder nor sends it twice. Returns how many were sent.
+    """
+    now = utcnow()
+    due = await store.acks.unacked_items(
+        posted_before=now - reminder_after, posted_after=now - reminder_after - horizon
+    )
+    sent = 0
+    for message in due:
+        platform = platforms.get(message.platform)
+        story = await store.stories.get(message.story_id)
+        if platform is None or story is None:
+            continue
+        part = reminder_part(story, message.item_id, oncall=oncall.get(message.platform))
+        if part.item.urgency != "immediate":
+            continue
+        key = f"{message.delivery_id}.r{message.part_index}"
+        await platform.post(message.channel, part, message.thread_id, key=key)
+        sent += await store.acks.record_reminder(message.item_id, channel=message.channel)
+    return sent

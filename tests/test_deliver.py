@@ -1,0 +1,287 @@
+"""The delivery worker on real SQLite and PostgreSQL, posting to a recording platform."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import pytest
+import time_machine
+
+from bot.deliver import Worker, backoff, describe, list_deliveries, refresh_item, send_reminders
+from bot.errors import PermanentError, RetryableError
+from bot.parts import ActionItemPart, Part, ReminderPart, parts_of
+from bot.settings import DeliverySettings
+from bot.store import Store, utcnow
+from tests.conftest import build_story
+
+FAST = DeliverySettings(backoff_base=0.001, backoff_cap=0.001, max_attempts=3)
+
+
+@dataclass
+class Post:
+    channel: str
+    part: Part
+    thread: str | None
+    key: str
+    message_id: str
+
+
+@dataclass
+class RecordingPlatform:
+    """A chat platform at the far edge: keeps posts, honours idempotency keys, and raises
+    the scripted errors first."""
+
+    name: str = "chat"
+    failures: list[Exception] = field(default_factory=list)
+    posts: list[Post] = field(default_factory=list)
+    updates: list[tuple[str, str, Part]] = field(default_factory=list)
+    after_post: asyncio.Event | None = None
+    stop_after: int | None = None
+
+    async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
+        if self.failures:
+            raise self.failures.pop(0)
+        for earlier in self.posts:
+            if earlier.key == key:
+                return earlier.message_id
+        message_id = f"m{len(self.posts) + 1}"
+        self.posts.append(Post(channel, part, thread, key, message_id))
+        if self.after_post is not None and len(self.posts) == self.stop_after:
+            self.after_post.set()
+        return message_id
+
+    async def update(self, channel: str, message_id: str, part: Part) -> None:
+        self.updates.append((channel, message_id, part))
+
+
+async def enqueue(store: Store, n: int, *, platform: str = "chat", **story_args) -> int:
+    story = build_story(n, **story_args)
+    queued = await store.deliveries.enqueue(story, platform=platform, workspace="W", channel="C")
+    return queued.id
+
+
+async def test_parts_are_posted_in_order_as_one_thread(store: Store) -> None:
+    delivery_id = await enqueue(store, 1, items=2)
+    chat = RecordingPlatform()
+    summary = await Worker(store, [chat], settings=FAST).run_once()
+    assert (summary.claimed, summary.delivered, summary.parts_posted) == (1, 1, 5)
+    assert [(p.part.kind, p.part.index) for p in chat.posts] == [
+        ("parent", 0),
+        ("body", 1),
+        ("action_item", 2),
+        ("action_item", 3),
+        ("references", 4),
+    ]
+    parent = chat.posts[0].message_id
+    assert [p.thread for p in chat.posts] == [None, parent, parent, parent, parent]
+    assert [p.key for p in chat.posts] == [f"{delivery_id}.{i}" for i in range(5)]
+    recorded = await store.deliveries.posted_parts(delivery_id)
+    assert [(r.message_id, r.thread_id) for r in recorded] == [
+        (p.message_id, p.thread) for p in chat.posts
+    ]
+    assert recorded[2].item_id == build_story(1, items=2).action_items[0].id
+    (info,) = await list_deliveries(store)
+    assert (info.state, info.parts_posted) == ("delivered", 5)
+    assert describe(info).startswith(f"#{delivery_id} delivered   chat:C attempts=1 parts=5")
+
+
+async def test_a_no_news_story_posts_its_parent_only(store: Store) -> None:
+    await enqueue(store, 2, items=0, body=False)
+    chat = RecordingPlatform()
+    await Worker(store, [chat]).run_once()
+    assert [p.part.kind for p in chat.posts] == ["parent"]
+
+
+async def test_resume_after_the_last_recorded_part(store: Store) -> None:
+    delivery_id = await enqueue(store, 3)
+    story = build_story(3)
+    chat = RecordingPlatform()
+    # A worker that died after posting and recording the first two parts.
+    (claim,) = await store.deliveries.claim_due(worker_id="dead", limit=1, lease=FAST.lease)
+    thread = None
+    for part in parts_of(story)[:2]:
+        message_id = await chat.post("C", part, thread, key=f"{claim.id}.{part.index}")
+        await store.deliveries.record_part(
+            claim.id,
+            worker_id="dead",
+            part_index=part.index,
+            message_id=message_id,
+            thread_id=thread,
+            lease=FAST.lease,
+        )
+        thread = thread or message_id
+    worker = Worker(store, [chat], settings=FAST)
+    assert (await worker.run_once()).claimed == 0  # the lease still holds
+    with time_machine.travel(utcnow() + FAST.lease + timedelta(seconds=1), tick=True):
+        summary = await worker.run_once()
+    assert (summary.delivered, summary.parts_posted) == (1, 2)
+    assert [p.part.index for p in chat.posts] == [0, 1, 2, 3]
+    assert {p.thread for p in chat.posts[1:]} == {"m1"}
+    assert len(await store.deliveries.posted_parts(delivery_id)) == 4
+
+
+async def test_retry_after_is_honoured(store: Store) -> None:
+    delivery_id = await enqueue(store, 4)
+    chat = RecordingPlatform(failures=[RetryableError("rate limited", retry_after=120)])
+    worker = Worker(store, [chat], settings=FAST)
+    with time_machine.travel(utcnow(), tick=False) as clock:
+        first = await worker.run_once()
+        assert (first.retried, first.parts_posted) == (1, 0)
+        info = await store.listing.get(delivery_id)
+        assert info is not None and info.state == "pending" and info.last_error == "rate limited"
+        assert info.next_attempt_at >= utcnow() + timedelta(seconds=120)
+        clock.shift(119)
+        assert (await worker.run_once()).claimed == 0
+        clock.shift(2)
+        second = await worker.run_once()
+    assert (second.delivered, second.parts_posted) == (1, 4)
+    info = await store.listing.get(delivery_id)
+    assert info is not None and (info.state, info.attempts, info.last_error) == (
+        "delivered",
+        2,
+        None,
+    )
+
+
+def test_backoff_is_full_jitter_capped_and_respects_retry_after() -> None:
+    rng = random.Random(7)
+    draws = [backoff(4, base=2, cap=60, retry_after=None, rng=rng) for _ in range(500)]
+    assert all(0 <= d <= 16 for d in draws) and max(draws) > 12 and min(draws) < 4
+    assert all(backoff(30, base=2, cap=60, retry_after=None, rng=rng) <= 60 for _ in range(100))
+    assert backoff(1, base=2, cap=60, retry_after=90, rng=rng) == 90
+
+
+async def test_dead_letter_after_max_attempts_keeps_the_error(store: Store) -> None:
+    delivery_id = await enqueue(store, 5)
+    chat = RecordingPlatform(failures=[RetryableError("503 from upstream")] * 10)
+    worker = Worker(store, [chat], settings=FAST)
+    with time_machine.travel(utcnow(), tick=False) as clock:
+        for _ in range(5):
+            await worker.run_once()
+            clock.shift(1)
+    info = await store.listing.get(delivery_id)
+    assert info is not None and (info.state, info.attempts) == ("dead", 3)
+    assert info.last_error == "gave up after 3 attempts: 503 from upstream"
+    assert chat.posts == [] and len(chat.failures) == 7
+
+
+async def test_permanent_error_dead_letters_at_once(store: Store) -> None:
+    delivery_id = await enqueue(store, 6)
+    chat = RecordingPlatform(failures=[PermanentError("channel_not_found")])
+    summary = await Worker(store, [chat], settings=FAST).run_once()
+    assert summary.dead == 1
+    info = await store.listing.get(delivery_id)
+    assert info is not None and (info.state, info.attempts) == ("dead", 1)
+    assert info.last_error == "chat refused: channel_not_found"
+
+
+async def test_a_story_that_failed_its_checks_is_never_delivered(store: Store) -> None:
+    delivery_id = await enqueue(store, 7, problems=("headline names 'Executorch'",))
+    chat = RecordingPlatform()
+    worker = Worker(store, [chat], settings=FAST)
+    assert (await worker.run_once()).claimed == 0
+    await store.deliveries.requeue(delivery_id)  # an operator forces it: still refused
+    assert (await worker.run_once()).dead == 1
+    assert chat.posts == []
+    info = await store.listing.get(delivery_id)
+    assert info is not None and info.state == "dead"
+    assert info.last_error == "story failed its checks: headline names 'Executorch'"
+
+
+async def test_stop_finishes_the_part_in_flight_then_releases(store: Store) -> None:
+    delivery_id = await enqueue(store, 8)
+    stop = asyncio.Event()
+    chat = RecordingPlatform(after_post=stop, stop_after=2)
+    worker = Worker(store, [chat], settings=FAST)
+    summary = await worker.run_once(stop=stop)
+    assert (summary.released, summary.parts_posted) == (1, 2)
+    info = await store.listing.get(delivery_id)
+    assert info is not None and (info.state, info.attempts, info.parts_posted) == (
+        "pending",
+        0,
+        2,
+    )
+    assert (await worker.run_once()).delivered == 1
+    assert [p.part.index for p in chat.posts] == [0, 1, 2, 3]
+
+
+async def test_run_forever_polls_until_stopped(store: Store) -> None:
+    chat = RecordingPlatform()
+    stop = asyncio.Event()
+    worker = Worker(store, [chat], settings=DeliverySettings(poll_interval=0.01))
+    running = asyncio.create_task(worker.run_forever(stop))
+    await enqueue(store, 9)
+    for _ in range(500):
+        if len(chat.posts) == 4:
+            break
+        await asyncio.sleep(0.01)
+    stop.set()
+    total = await asyncio.wait_for(running, timeout=5)
+    assert (total.delivered, total.parts_posted) == (1, 4)
+
+
+async def test_rows_of_other_platforms_are_left_alone(store: Store) -> None:
+    await enqueue(store, 10, platform="discord")
+    assert (await Worker(store, [RecordingPlatform()]).run_once()).claimed == 0
+    assert (await store.listing.counts())["pending"] == 1
+
+
+async def test_two_workers_post_every_part_exactly_once(database_url: str) -> None:
+    stores = [Store.from_url(database_url), Store.from_url(database_url)]
+    chat = RecordingPlatform()
+    try:
+        for n in range(30):
+            await enqueue(stores[0], 100 + n)
+        settings = DeliverySettings(batch_size=3, workers=2)
+        workers = [
+            Worker(s, [chat], settings=settings, worker_id=f"w{i}") for i, s in enumerate(stores)
+        ]
+        results = await asyncio.gather(*(w.run_once() for w in workers))
+    finally:
+        for store in stores:
+            await store.close()
+    assert sum(r.delivered for r in results) == 30 and all(r.delivered for r in results)
+    keys = [p.key for p in chat.posts]
+    assert len(keys) == len(set(keys)) == 120
+
+
+async def test_acks_refresh_the_item_and_reminders_go_once(store: Store) -> None:
+    story = build_story(11, items=2)
+    urgent, calm = story.action_items
+    await store.deliveries.enqueue(story, platform="chat", workspace="W", channel="C")
+    chat = RecordingPlatform()
+    await Worker(store, [chat]).run_once()
+
+    await store.acks.record(calm.id, platform="chat", channel="C", user_id="U1", user_name="ada")
+    assert await refresh_item(store, chat, channel="C", item_id=calm.id)
+    ((channel, message_id, part),) = chat.updates
+    assert isinstance(part, ActionItemPart) and [a.user_name for a in part.acks] == ["ada"]
+    assert (channel, message_id) == ("C", chat.posts[3].message_id)
+    assert not await refresh_item(store, chat, channel="elsewhere", item_id=calm.id)
+
+    platforms = {"chat": chat}
+    args = dict(reminder_after=timedelta(minutes=30), oncall={"chat": "@oncall"})
+    assert await send_reminders(store, platforms, **args) == 0
+    with time_machine.travel(utcnow() + timedelta(minutes=31), tick=True):
+        assert await send_reminders(store, platforms, **args) == 1
+        assert await send_reminders(store, platforms, **args) == 0
+    reminder = chat.posts[-1]
+    assert isinstance(reminder.part, ReminderPart) and reminder.part.item == urgent
+    assert reminder.thread == chat.posts[0].message_id and reminder.part.oncall == "@oncall"
+
+
+@pytest.mark.parametrize("workers", [1, 4])
+async def test_concurrency_within_one_worker(store: Store, workers: int) -> None:
+    for n in range(12):
+        await enqueue(store, 200 + n)
+    chat = RecordingPlatform()
+    settings = DeliverySettings(workers=workers, batch_size=5)
+    summary = await Worker(store, [chat], settings=settings).run_once()
+    assert (summary.delivered, summary.parts_posted) == (12, 48)
+    by_story: dict[str, list[int]] = {}
+    for post in chat.posts:
+        by_story.setdefault(post.part.story_id, []).append(post.part.index)
+    assert all(indexes == [0, 1, 2, 3] for indexes in by_story.values())
