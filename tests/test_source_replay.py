@@ -155,7 +155,7 @@ def test_a_bad_timestamp_is_named(tmp_path: Path) -> None:
 def test_a_timestamp_without_offset_is_refused(tmp_path: Path) -> None:
     error = malformed(jsonl(tmp_path, json.dumps(dict(VALID, committed_at="2026-05-25T10:00:00"))))
 
-    assert error.reason == "committed_at is not an ISO 8601 time: it has no UTC offset"
+    assert error.reason == "committed_at has no UTC offset"
 
 
 @pytest.mark.parametrize("line", ["[1, 2]", '"text"', "42", "null"])
@@ -173,12 +173,6 @@ def test_an_invalid_file_entry_names_the_field(tmp_path: Path) -> None:
     assert error.reason.startswith("additions: Input should be a valid integer")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(AttributeError, AssertionError),
-    reason="known bug in replay.py: a non-string message escapes as AttributeError, and "
-    "non-list files or labels are reported as a bad committed_at",
-)
 @pytest.mark.parametrize(("field", "value"), [("message", 5), ("files", 5), ("labels", 5)])
 def test_a_field_of_the_wrong_type_is_named(tmp_path: Path, field: str, value: object) -> None:
     error = malformed(jsonl(tmp_path, json.dumps(dict(VALID, **{field: value}))))

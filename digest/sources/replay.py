@@ -19,6 +19,16 @@ from digest.model import Activity, FileChange, Window
 from digest.sources.commits import activity_from_commit
 
 _REQUIRED = ("repo", "sha", "message", "committed_at")
+_TYPES: dict[str, type] = {
+    "repo": str,
+    "sha": str,
+    "message": str,
+    "committed_at": str,
+    "author_name": str,
+    "url": str,
+    "files": list,
+    "labels": list,
+}
 
 
 class ReplaySource:
@@ -69,10 +79,19 @@ def parse_replay_line(text: str, *, file: str, line: int) -> Activity:
     missing = [key for key in _REQUIRED if not record.get(key)]
     if missing:
         raise MalformedInputError(file, line, f"missing field(s): {', '.join(missing)}")
+    for key, expected in _TYPES.items():
+        if record.get(key) is not None and not isinstance(record[key], expected):
+            name = "a string" if expected is str else "a list"
+            raise MalformedInputError(file, line, f"{key} must be {name}, got {record[key]!r}")
     try:
         landed_at = datetime.fromisoformat(record["committed_at"])
-        if landed_at.tzinfo is None:
-            raise ValueError("it has no UTC offset")
+    except ValueError as exc:
+        raise MalformedInputError(
+            file, line, f"committed_at is not an ISO 8601 time: {exc}"
+        ) from None
+    if landed_at.tzinfo is None:
+        raise MalformedInputError(file, line, "committed_at has no UTC offset")
+    try:
         files = [FileChange.model_validate(f) for f in record.get("files") or []]
         return activity_from_commit(
             repo=record["repo"],
@@ -88,10 +107,6 @@ def parse_replay_line(text: str, *, file: str, line: int) -> Activity:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise MalformedInputError(file, line, f"{where or 'record'}: {first['msg']}") from None
-    except (TypeError, ValueError) as exc:
-        raise MalformedInputError(
-            file, line, f"committed_at is not an ISO 8601 time: {exc}"
-        ) from None
 
 
 def write_replay_line(activity: Activity) -> str:
