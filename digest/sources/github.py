@@ -263,6 +263,15 @@ class GitHubSource:
         activities = [
             activity_from_pull(self.repo, pull, await self._files(http, pull)) for pull in pulls
         ]
+        for pull in pulls:
+            if (labels := pull["labels"])["totalCount"] > len(labels["nodes"]):
+                log.warning(
+                    "%s: PR #%d has %d labels; kept the first %d",
+                    self.description,
+                    pull["number"],
+                    labels["totalCount"],
+                    len(labels["nodes"]),
+                )
         activities.sort(key=lambda activity: (activity.landed_at, activity.number or 0))
         if etag := probe.headers.get("etag"):
             self.cache.put(self.description, window, etag, activities)
@@ -299,7 +308,7 @@ class GitHubSource:
         return data["search"]
 
     async def _files(self, http: httpx.AsyncClient, pull: PullRequest) -> list[ChangedFile]:
-        """All files of `pull`, fetching pages past the first 100 (GitHub lists up to 3,000)."""
+        """All files of `pull`, fetching pages past the first 100; a shortfall is logged."""
         connection: ChangedFileConnection | None = pull["files"]
         if connection is None:
             return []
@@ -323,15 +332,6 @@ class GitHubSource:
                 len(files),
                 connection["totalCount"],
                 pull["number"],
-            )
-        labels = pull["labels"]
-        if labels["totalCount"] > len(labels["nodes"]):
-            log.warning(
-                "%s: PR #%d has %d labels; kept the first %d",
-                self.description,
-                pull["number"],
-                labels["totalCount"],
-                len(labels["nodes"]),
             )
         return files
 
@@ -400,10 +400,11 @@ class GitHubSource:
         limited = status in (403, 429) or (resource == "graphql" and _rate_limited(response))
         if limited and response.headers.get("x-ratelimit-remaining") == "0":
             reset = float(response.headers.get("x-ratelimit-reset") or time.time() + 60)
-            wait = self._until(reset, resource, status)
+            wait = self._capped(reset - time.time() + 1, reset, resource, status)
             return wait, f"{status} (the {resource} rate limit is used up)"
         if limited and (retry_after := response.headers.get("retry-after")):
-            wait = self._until(time.time() + float(retry_after), resource, status, margin=0)
+            seconds = float(retry_after)
+            wait = self._capped(seconds, time.time() + seconds, resource, status)
             return wait, f"{status} (rate limited; retry-after {retry_after} s)"
         if status == 429:
             return self._backoff(attempt), "429 (too many requests)"
@@ -413,9 +414,8 @@ class GitHubSource:
             return self._backoff(attempt), f"{status} {response.reason_phrase}"
         return None, ""
 
-    def _until(self, moment: float, resource: str, status: int, *, margin: float = 1.0) -> float:
-        """Seconds to wait until `moment` (+ margin); beyond `max_wait`, a RemoteError."""
-        seconds = moment - time.time() + margin
+    def _capped(self, seconds: float, moment: float, resource: str, status: int) -> float:
+        """`seconds`, the wait until `moment`, unless it exceeds `max_wait`: then a RemoteError."""
         if seconds > self.max_wait:
             when = datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
             raise RemoteError(
@@ -452,7 +452,7 @@ class GitHubSource:
         """Before a request, wait for the reset of a quota the last answer showed used up."""
         reset = self._resets.get(resource)
         if reset is not None and reset + 1 > time.time():
-            seconds = self._until(reset, resource, 403)
+            seconds = self._capped(reset - time.time() + 1, reset, resource, 403)
             log.info(
                 "GitHub's %s rate limit is used up; waiting %.1f s for it to reset",
                 resource,
