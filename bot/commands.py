@@ -1,0 +1,342 @@
+"""The `/wire` command handlers: one set for every platform, returning neutral `Reply`s.
+
+    wire = Commands(store=store, config=config, options=options, source_for=source_for)
+    reply = await wire.handle("/wire subscribe executorch", context=context)
+
+Only projects named in the configuration can be subscribed to, and an unknown name gets
+the same answer whether or not such a repository exists: the bot never looks it up.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from difflib import get_close_matches
+
+from bot import grammar as g
+from bot.escalate import acknowledge, with_unacknowledged
+from bot.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.options import Options
+from bot.platform import Platform
+from bot.replies import (
+    Context,
+    Reply,
+    duration,
+    help_text,
+    rejected,
+    unknown_project,
+    unknown_topic,
+    when,
+)
+from bot.store import Store
+from digest.config import Project, WireConfig, topic_key
+from digest.errors import WireError
+
+log = logging.getLogger(__name__)
+Resolved = tuple[str | None, str | None]  # (repo, canonical topic name)
+
+
+class Commands:
+    """Parses and handles `/wire …` for a channel; every input gets a reply, none raises."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: WireConfig,
+        options: Options,
+        source_for: SourceFor,
+        platforms: Mapping[str, Platform] | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.options = options
+        self.source_for = source_for
+        self.platforms = platforms if platforms is not None else {}
+
+    async def handle(self, text: str, *, context: Context) -> Reply:
+        """Answer one command typed by `context.user_name` in `context.channel`."""
+        command = g.parse(text)
+        try:
+            return await self._dispatch(command, context)
+        except WireError as error:
+            return rejected(str(error).rstrip("."), g.USAGE["help"])
+
+    async def _dispatch(self, command: g.Command, ctx: Context) -> Reply:
+        match command:
+            case g.Rejected():
+                return rejected(command.problem, command.usage, command.suggestions)
+            case g.Help():
+                return Reply(text=help_text(command.command))
+            case g.Subscribe():
+                return await self.subscribe(command, ctx)
+            case g.Unsubscribe():
+                return await self.unsubscribe(command, ctx)
+            case g.ListSubscriptions():
+                return await self.list(ctx)
+            case g.Topics():
+                return self.topics(command)
+            case g.Preview():
+                return await self.preview(command, ctx)
+            case g.Schedule():
+                return await self.schedule(command, ctx)
+            case g.Mute():
+                return await self.mute(command, ctx)
+            case g.Ack():
+                return await self.ack(command, ctx)
+        return rejected("that command is not understood", g.USAGE["help"])
+
+    # ------------------------------------------------------------ resolving names
+
+    def _names(self) -> dict[str, Project]:
+        return {
+            name.lower(): p for p in self.config.projects for name in (p.repo, p.name, *p.aliases)
+        }
+
+    def _project(self, token: str) -> Project | Reply:
+        found = self.config.resolve_repo(token)
+        if found is not None:
+            return found
+        names = self._names()
+        close = get_close_matches(token.lower(), list(names), n=3, cutoff=0.5)
+        known = [p.aliases[0] if p.aliases else p.repo for p in self.config.projects]
+        return unknown_project(token, close=close, known=known)
+
+    def _topic(self, token: str, project: Project | None) -> str | Reply:
+        projects = [project] if project else list(self.config.projects)
+        for p in projects:
+            rule = p.topic_for_key(topic_key(token))
+            if rule is not None:
+                return rule.name
+        known = self.config.known_topics(project.repo if project else None)
+        by_lower = {k.lower(): k for k in known}
+        close = [by_lower[c] for c in get_close_matches(token.lower(), list(by_lower), n=3)]
+        return unknown_topic(
+            token, close=close, known=known, where=project.name if project else "any project"
+        )
+
+    def _resolve(self, target: g.Target) -> Resolved | Reply:
+        project = None
+        if target.project is not None:
+            found = self._project(target.project)
+            if isinstance(found, Reply):
+                return found
+            project = found
+        topic = None
+        if target.topic is not None:
+            named = self._topic(target.topic, project)
+            if isinstance(named, Reply):
+                return named
+            topic = named
+        return (project.repo if project else None, topic)
+
+    def _describe(self, repo: str | None, topic: str | None) -> str:
+        name = self.config.project(repo).name if repo else None
+        if name and topic:
+            return f"{name} topic:{topic}"
+        return name or f"topic:{topic}"
+
+    def _excludes(self, excludes: tuple[str, ...]) -> tuple[str, ...] | Reply:
+        result = []
+        for exclude in excludes:
+            kind, _, value = exclude.partition(":")
+            if kind == "topic":
+                named = self._topic(value, None)
+                if isinstance(named, Reply):
+                    return named
+                value = named
+            result.append(f"{kind}:{value}")
+        return tuple(dict.fromkeys(result))
+
+    # ------------------------------------------------------------ handlers
+
+    def _where(self, ctx: Context) -> dict[str, str]:
+        return {"platform": ctx.platform, "workspace": ctx.workspace, "channel": ctx.channel}
+
+    async def subscribe(self, command: g.Subscribe, ctx: Context) -> Reply:
+        """Subscribe the channel to each target; twice is a no-op that says so."""
+        resolved = [self._resolve(t) for t in command.targets]
+        excludes = self._excludes(command.excludes)
+        for found in [*resolved, excludes]:
+            if isinstance(found, Reply):
+                return found
+        assert isinstance(excludes, tuple)
+        lines = []
+        for repo, topic in dict.fromkeys(r for r in resolved if not isinstance(r, Reply)):
+            sub, created = await self.store.subscriptions.add(
+                **self._where(ctx),
+                repo=repo,
+                topic=topic,
+                excludes=excludes,
+                created_by=ctx.user_name or ctx.user_id,
+            )
+            name = self._describe(repo, topic)
+            but = f" (excluding {', '.join(excludes)})" if excludes else ""
+            if created:
+                lines.append(f"Subscribed this channel to {name}{but}.")
+            elif set(sub.excludes) != set(excludes):
+                await self.store.subscriptions.set_excludes(sub.id, excludes)
+                lines.append(
+                    f"Already subscribed to {name}; exclusions now: {', '.join(excludes) or 'none'}."
+                )
+            else:
+                lines.append(f"Already subscribed to {name}: nothing changed.")
+        return Reply(text="\n".join(lines), visibility="channel")
+
+    async def unsubscribe(self, command: g.Unsubscribe, ctx: Context) -> Reply:
+        """Remove the named subscriptions, or all of the channel's."""
+        if command.everything:
+            subs = await self.store.subscriptions.list(**self._where(ctx))
+            for sub in subs:
+                await self.store.subscriptions.remove(
+                    **self._where(ctx), repo=sub.repo, topic=sub.topic
+                )
+            if not subs:
+                return Reply(text="This channel has no subscriptions: nothing changed.")
+            return Reply(
+                text=f"Unsubscribed this channel from all {len(subs)} subscription(s).",
+                visibility="channel",
+            )
+        lines = []
+        for target in command.targets:
+            found = self._resolve(target)
+            if isinstance(found, Reply):
+                return found
+            repo, topic = found
+            name = self._describe(repo, topic)
+            if await self.store.subscriptions.remove(**self._where(ctx), repo=repo, topic=topic):
+                lines.append(f"Unsubscribed this channel from {name}.")
+            else:
+                lines.append(f"This channel was not subscribed to {name}: nothing changed.")
+        return Reply(text="\n".join(lines), visibility="channel")
+
+    async def list(self, ctx: Context) -> Reply:
+        """The channel's subscriptions, who made them, its schedule and its last delivery."""
+        subs = await self.store.subscriptions.list(**self._where(ctx))
+        settings = await self.store.channels.get(**self._where(ctx))
+        if not subs:
+            return Reply(text="This channel has no subscriptions. Try: " + g.USAGE["subscribe"])
+        lines = ["This channel follows:"]
+        for sub in subs:
+            but = f" (excluding {', '.join(sub.excludes)})" if sub.excludes else ""
+            lines.append(
+                f"• {self._describe(sub.repo, sub.topic)}{but} — by {sub.created_by or 'unknown'}"
+                f" on {when(sub.created_at)}"
+            )
+        cron = settings.schedule or self.options.default_cron
+        zone = settings.timezone or self.options.timezone
+        lines.append(f"Schedule: {'off' if cron == 'off' else f'`{cron}` {zone}'}")
+        if settings.muted_until and settings.muted_until > datetime.now(UTC):
+            lines.append(f"Muted until {when(settings.muted_until)}.")
+        last = await self.store.listing.list(platform=ctx.platform, channel=ctx.channel, limit=1)
+        if last:
+            info = last[0]
+            at = info.delivered_at or info.created_at
+            lines.append(f"Last delivery: “{info.headline}” ({info.state}, {when(at)}).")
+        else:
+            lines.append("Last delivery: none yet.")
+        return Reply(text="\n".join(lines))
+
+    def topics(self, command: g.Topics) -> Reply:
+        """The topics of one project, or of every project."""
+        if command.project is not None:
+            found = self._project(command.project)
+            if isinstance(found, Reply):
+                return found
+            projects = [found]
+        else:
+            projects = list(self.config.projects)
+        lines = [
+            f"{p.name}: " + (", ".join(t.name for t in p.topics) or "no configured topics")
+            for p in projects
+        ]
+        return Reply(text="\n".join(lines or ["No projects are configured."]))
+
+    async def preview(self, command: g.Preview, ctx: Context) -> Reply:
+        """The story the next run would post here (to the asker only)."""
+        settings = await self.store.channels.get(**self._where(ctx))
+        now = self.options.now()
+        window = window_for(
+            last_until=settings.last_window_until,
+            until=now,
+            first_lookback=self.options.first_lookback,
+            max_lookback=self.options.max_lookback,
+        )
+        if window is None:
+            return Reply(text="Nothing to preview: the last digest ends now.")
+        if command.target is not None:
+            found = self._resolve(command.target)
+            excludes = self._excludes(command.excludes)
+            for checked in (found, excludes):
+                if isinstance(checked, Reply):
+                    return checked
+            assert isinstance(found, tuple) and isinstance(excludes, tuple)
+            repo, topic = found
+            filters = [Filter(repos=(repo,) if repo else (), topic=topic, excludes=excludes)]
+        else:
+            filters = filters_of(await self.store.subscriptions.list(**self._where(ctx)))
+        if not filters:
+            return Reply(
+                text="This channel has no subscriptions to preview. Try: /wire preview executorch"
+            )
+        stories = [
+            await compose_filter(f, config=self.config, window=window, source_for=self.source_for)
+            for f in filters
+        ]
+        story = await with_unacknowledged(
+            stories[0],
+            self.store,
+            platform=ctx.platform,
+            channel=ctx.channel,
+            since=now - self.options.carry_unacked_for,
+        )
+        more = [f"Also: {s.headline}" for s in stories[1:]]
+        text = "\n".join([f"Preview ({window.label()}): {story.headline}", *more])
+        return Reply(text=text, story=story)
+
+    async def schedule(self, command: g.Schedule, ctx: Context) -> Reply:
+        """Set (or switch off) when this channel gets its digest."""
+        if command.cron is None:
+            await self.store.channels.update(**self._where(ctx), schedule="off")
+            return Reply(text="Digests for this channel are off.", visibility="channel")
+        current = await self.store.channels.get(**self._where(ctx))
+        zone = command.timezone or current.timezone or self.options.timezone
+        await self.store.channels.update(**self._where(ctx), schedule=command.cron, timezone=zone)
+        return Reply(
+            text=f"This channel now gets its digest {command.label} {zone}.",
+            visibility="channel",
+        )
+
+    async def mute(self, command: g.Mute, ctx: Context) -> Reply:
+        """Hold digests back for a while; the next digest after it covers the muted time."""
+        if command.duration is None:
+            await self.store.channels.update(**self._where(ctx), muted_until=None)
+            return Reply(text="Unmuted: digests resume on schedule.", visibility="channel")
+        until = datetime.now(UTC) + command.duration
+        await self.store.channels.update(**self._where(ctx), muted_until=until)
+        return Reply(
+            text=f"Muted for {duration(command.duration)}, until {when(until)}.",
+            visibility="channel",
+        )
+
+    async def ack(self, command: g.Ack, ctx: Context) -> Reply:
+        """Acknowledge an action item posted in this channel."""
+        outcome = await acknowledge(
+            self.store,
+            self.platforms,
+            item_id=command.item,
+            platform=ctx.platform,
+            channel=ctx.channel,
+            user_id=ctx.user_id,
+            user_name=ctx.user_name,
+        )
+        if outcome.result is None:
+            return rejected(
+                f"no action item {g.show(command.item)} was posted in this channel",
+                g.USAGE["ack"],
+            )
+        if not outcome.result.new:
+            return Reply(text=f"You had already acknowledged {outcome.item_id}.")
+        names = ", ".join(a.user_name for a in outcome.result.acks)
+        return Reply(text=f"Acknowledged {outcome.item_id} (by {names}).")

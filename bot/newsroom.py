@@ -1,0 +1,119 @@
+"""From subscriptions to stories: filters, windows, exclusions and one composition per filter.
+
+A channel's subscriptions fold into *filters*: every subscription with the same topic and
+the same exclusions joins one filter whose repositories are their union, so a channel that
+follows ExecuTorch and ci-infra gets one story about both. Channels whose filter and window
+are equal share one composition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from bot.store import Subscription
+from digest.classify import classify
+from digest.compose import compose
+from digest.config import Project, WireConfig, topic_key
+from digest.model import Activity, Story, Window
+from digest.pipeline import gather
+from digest.sources import Source, open_source
+
+SourceFor = Callable[[Project], Source]
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """What one story covers: `repos` (empty: every configured project), a topic, and
+    exclusions such as "author:pytorchbot" or "topic:docs"."""
+
+    repos: tuple[str, ...]
+    topic: str | None
+    excludes: tuple[str, ...]
+
+    def describe(self) -> str:
+        """A short human description, e.g. "pytorch/executorch topic:XNNPACK"."""
+        parts = [", ".join(self.repos) or "every project"]
+        if self.topic:
+            parts.append(f"topic:{self.topic}")
+        parts.extend(f"-{e}" for e in self.excludes)
+        return " ".join(parts)
+
+
+def filters_of(subscriptions: Iterable[Subscription]) -> list[Filter]:
+    """Fold a channel's subscriptions into filters (one per topic and exclusion set)."""
+    groups: dict[tuple[str | None, tuple[str, ...]], set[str] | None] = {}
+    for sub in subscriptions:
+        key = (sub.topic, tuple(sorted(sub.excludes)))
+        repos = groups.setdefault(key, set())
+        if sub.repo is None or repos is None:
+            groups[key] = None  # a topic anywhere: every project
+        else:
+            repos.add(sub.repo)
+    return [
+        Filter(repos=tuple(sorted(repos or ())), topic=topic, excludes=excludes)
+        for (topic, excludes), repos in sorted(groups.items(), key=lambda kv: str(kv[0]))
+    ]
+
+
+def window_for(
+    *,
+    last_until: datetime | None,
+    until: datetime,
+    first_lookback: timedelta,
+    max_lookback: timedelta,
+) -> Window | None:
+    """The window from the end of the last delivered one to `until`, never reaching further
+    back than `max_lookback`; a channel's first window looks back `first_lookback`.
+    None when the window would be empty."""
+    since = last_until if last_until is not None else until - first_lookback
+    since = max(since, until - max_lookback)
+    return Window(since=since, until=until) if since < until else None
+
+
+def default_source(project: Project, *, github_options: dict | None = None) -> Source:
+    """A project's configured source, else GitHub for its repository."""
+    spec = project.source or f"github:{project.repo}"
+    options = github_options if spec.startswith("github:") else {}
+    return open_source(spec, repo=project.repo, **(options or {}))
+
+
+def _excluded(
+    activities: list[Activity], excludes: Iterable[str], config: WireConfig
+) -> list[Activity]:
+    authors = {topic_key(e.split(":", 1)[1]) for e in excludes if e.startswith("author:")}
+    topics = {topic_key(e.split(":", 1)[1]) for e in excludes if e.startswith("topic:")}
+    kept = [a for a in activities if topic_key(a.author) not in authors]
+    if not topics:
+        return kept
+    names = topics | {
+        topic_key(t.name) for p in config.projects for t in p.topics if topics & t.keys
+    }
+    dropped = {
+        (e.activity.repo, e.activity.sha)
+        for e in classify(kept, config)
+        if names & {topic_key(t) for t in e.topics}
+    }
+    return [a for a in kept if (a.repo, a.sha) not in dropped]
+
+
+def apply_excludes(
+    activities: Iterable[Activity], *, excludes: Iterable[str], config: WireConfig
+) -> list[Activity]:
+    """Drop activities by an excluded author (name folded like topics) or in an excluded
+    topic (by name or alias), before composing."""
+    excludes = tuple(excludes)
+    activities = list(activities)
+    return _excluded(activities, excludes, config) if excludes else activities
+
+
+async def compose_filter(
+    story_filter: Filter, *, config: WireConfig, window: Window, source_for: SourceFor
+) -> Story:
+    """Gather, filter and compose the checked story of one filter over one window."""
+    repos = story_filter.repos or tuple(p.repo for p in config.projects)
+    projects = [config.project(repo) for repo in repos]
+    activities = await gather([source_for(p) for p in projects], window)
+    kept = apply_excludes(activities, excludes=story_filter.excludes, config=config)
+    return compose(kept, config=config, window=window, topic=story_filter.topic, repos=repos)
