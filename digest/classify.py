@@ -206,7 +206,8 @@ def classify_one(activity: Activity, project: Project) -> Event:
     depth, target = undo_target(subject)
     reverts_title = target if depth else None
     if kind == "revert":
-        verb, obj = "back out", target
+        # The undone title loses its own prefixes: 'Revert "Arm backend: X"' backs out X.
+        verb, obj = "back out", split_title(target).subject
     elif kind == "reland":
         reland = _RELAND.match(subject)
         verb, obj = "reland", target if depth else (reland.group(1) if reland else obj) or obj

@@ -34,6 +34,29 @@ from digest.text import clean_fragment, join_words, plural
 
 _MARK = "\x00"
 _MARKER = re.compile(f"{_MARK}([^{_MARK}]+){_MARK}")
+# Sentence openings by a unit's position in its project, so a body does not repeat itself.
+_OPENINGS = (
+    "{s} {p}",
+    "{s} also {p}",
+    "In addition, {s} {p}",
+    "Elsewhere, {s} {p}",
+    "{s} further {p}",
+)
+# Capitalized words at the start of a verbless title that are ordinary words, not names.
+_COMMON_OPENERS = {
+    "new",
+    "initial",
+    "basic",
+    "better",
+    "more",
+    "minor",
+    "small",
+    "further",
+    "additional",
+    "improved",
+    "faster",
+    "full",
+}
 _CAPABILITY_VERBS = {"add", "support", "enable", "introduce", "implement", "expose", "extend"}
 
 
@@ -222,6 +245,9 @@ def _predicate(event: Event, *, max_words: int, headline: bool = False) -> str:
         return f"backs out {_quoted_title(event, max_words=max_words)}"
     obj = _object(event, max_words=max_words)
     if event.verb is None:
+        first, _, rest = obj.partition(" ")
+        if first.lower() in _COMMON_OPENERS:
+            obj = f"{first.lower()} {rest}".strip()
         return f"lands {obj}"
     if headline and not obj:
         return third_person(event.verb)
@@ -351,9 +377,7 @@ def _unit_sentence(unit: Unit, *, name: str, position: int, related: bool) -> st
         subject, area = f"{name}'s {area} backend", None
     else:
         subject = name
-    sentence = {0: "{s} {p}", 1: "{s} also {p}"}.get(position, "In addition, {s} {p}").format(
-        s=subject, p=predicate
-    )
+    sentence = _OPENINGS[min(position, len(_OPENINGS) - 1)].format(s=subject, p=predicate)
     if area and area != unit.dominant_topic:
         sentence += f" in {area}"
     sentence += f" {cite(event.activity, *event.linked)}"

@@ -17,6 +17,8 @@ _PHRASAL = ("back out", "clean up", "speed up", "set up", "roll back", "opt in",
 VERBS = frozenset(
     [
         "add",
+        "modernise",
+        "modernize",
         "adjust",
         "align",
         "allow",
