@@ -231,3 +231,12 @@ def test_kinds_from_paths_and_verbs() -> None:
 
 def test_unconfigured_repository_gets_its_name_from_the_slug() -> None:
     assert WireConfig().project("acme/widgets").name == "widgets"
+
+
+def test_a_reverted_title_loses_its_own_prefix() -> None:
+    event = classify_one(
+        change('Revert "Qualcomm AI Engine Direct - heap profiling at runtime with HTP backend"'),
+        EXECUTORCH,
+    )
+    assert event.kind == "revert"
+    assert event.obj == "heap profiling at runtime with HTP backend"
