@@ -508,6 +508,18 @@ async def test_an_enterprise_api_url_is_honoured(waits: Waits, suffix: str):
         assert src.description == f"github:{REPO} at {ghes.url}{suffix.rstrip('/')}"
 
 
+async def test_an_api_url_answering_html_says_so(github: FakeGitHub, waits: Waits):
+    github.script("rest", 200, "<!DOCTYPE html><title>Sign in to GitHub</title>")
+
+    with pytest.raises(RemoteError) as caught:
+        await fetch(source(github, waits))
+
+    assert str(caught.value) == (
+        f"GitHub answered 200 for {REPO} with a body that is not JSON "
+        "(text/html; charset=utf-8); check the API URL"
+    )
+
+
 def test_github_dot_com_endpoints():
     assert endpoints("https://api.github.com/") == (
         "https://api.github.com",

@@ -259,7 +259,7 @@ class GitHubSource:
         if probe.status_code == 304 and cached:
             log.debug("%s: %s unchanged (304)", self.description, window.label())
             return cached[1]
-        pulls = await self._search(http, window) if probe.json() else []
+        pulls = await self._search(http, window) if self._json(probe) else []
         activities = [
             activity_from_pull(self.repo, pull, await self._files(http, pull)) for pull in pulls
         ]
@@ -338,7 +338,7 @@ class GitHubSource:
     async def _graphql(self, http: httpx.AsyncClient, query: str, variables: dict) -> dict:
         body = {"query": query, "variables": variables}
         response = await self._request(http, "POST", self.graphql_url, json=body)
-        answer: GraphQLResponse = response.json()
+        answer: GraphQLResponse = self._json(response)
         if errors := answer.get("errors"):
             raise self._graphql_error(errors)
         return answer.get("data") or {}
@@ -391,6 +391,15 @@ class GitHubSource:
         if etag:
             headers["If-None-Match"] = etag
         return headers
+
+    def _json(self, response: httpx.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError:
+            raise RemoteError(
+                f"GitHub answered {response.status_code} for {self.repo} with a body that is not "
+                f"JSON ({response.headers.get('content-type', 'no content type')}); check the API URL"
+            ) from None
 
     def _retry_wait(
         self, response: httpx.Response, resource: str, attempt: int

@@ -191,7 +191,7 @@ class FakeGitHub:
 
     # ---- scripted failures -----------------------------------------------------------------
     def script(self, kind: str, status: int, body: Any, headers: dict | None = None, times=1):
-        """Answer the next `times` requests of `kind` with this response instead."""
+        """Answer the next `times` requests of `kind` with this response (a str body as HTML)."""
         for _ in range(times):
             self._script.append(Scripted(kind, status, body, dict(headers or {})))
 
@@ -358,6 +358,10 @@ class FakeGitHub:
             "x-github-request-id": f"C0DE:{len(self.requests):04X}",
             **(headers or {}),
         }
+        if isinstance(body, str):  # a scripted non-JSON page, as a proxy or the web UI serves
+            return web.Response(
+                text=body, status=status, headers=all_headers, content_type="text/html"
+            )
         return web.json_response(body, status=status, headers=all_headers)
 
     def _exhausted(self, resource: str, status: int = 403) -> web.Response:
