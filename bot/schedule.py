@@ -1,0 +1,204 @@
+"""Deciding what is due and composing it: windows per channel, one composition per filter.
+
+A channel is due when its schedule (its own cron and timezone, else the defaults) fired
+after the end of its last delivered window, or when it never got one. Its window runs
+from that end to the latest fire time (so a re-run after a crash composes the same window
+and the same story ids: enqueueing is then a no-op), never further back than
+`max_lookback`. Downtime leaves no gap and missed runs coalesce into one window. A muted
+or switched-off channel is skipped; its next window covers the time it missed.
+
+Channels with an equal filter (repositories + topic + exclusions) and an equal window share
+one composition. Each channel then gets the story plus its still-unacknowledged [immediate]
+items, enqueued as one delivery per (story, platform, channel); a "no news" story is not
+delivered unless `deliver_no_news`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.crontab import last_fire, trigger_for
+from bot.deliver import Summary, Worker
+from bot.escalate import remind, with_unacknowledged
+from bot.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.options import Options
+from bot.platform import Platform
+from bot.store import ChannelSettings, Store, Subscription
+from digest.config import WireConfig
+from digest.errors import WireError
+from digest.model import Story, Window
+
+log = logging.getLogger("wire.schedule")
+ChannelKey = tuple[str, str, str]  # (platform, workspace, channel)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A due channel: the window to compose and the filters of its subscriptions."""
+
+    key: ChannelKey
+    window: Window
+    filters: tuple[Filter, ...]
+
+
+@dataclass
+class RunReport:
+    """What one pass did."""
+
+    due: int = 0
+    composed: int = 0
+    enqueued: int = 0
+    skipped_no_news: int = 0
+    failed: list[str] = field(default_factory=list)
+    reminders: int = 0
+    delivered: Summary = field(default_factory=Summary)
+
+
+def plan_channel(
+    settings: ChannelSettings,
+    subscriptions: list[Subscription],
+    *,
+    options: Options,
+    now: datetime,
+) -> Plan | None:
+    """The channel's due window at wall-clock `now`, or None when nothing is due."""
+    cron = settings.schedule or options.default_cron
+    if cron == "off" or not subscriptions:
+        return None
+    if settings.muted_until is not None and settings.muted_until > now:
+        return None
+    clock = options.fixed_now or now
+    last = settings.last_window_until
+    until = clock
+    if last is not None:
+        trigger = trigger_for(cron, timezone=settings.timezone or options.timezone)
+        fired = last_fire(trigger, after=last, until=clock)
+        if fired is None:
+            return None
+        until = fired
+    window = window_for(
+        last_until=last,
+        until=until,
+        first_lookback=options.first_lookback,
+        max_lookback=options.max_lookback,
+    )
+    if window is None:
+        return None
+    key = (settings.platform, settings.workspace, settings.channel)
+    return Plan(key=key, window=window, filters=tuple(filters_of(subscriptions)))
+
+
+class Scheduler:
+    """Composes what is due and (with a worker) delivers it; `run_due` does one full pass."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: WireConfig,
+        options: Options,
+        source_for: SourceFor,
+        platforms: Mapping[str, Platform],
+        worker: Worker | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.options = options
+        self.source_for = source_for
+        self.platforms = platforms
+        self.worker = worker
+
+    async def plans(self, now: datetime) -> list[Plan]:
+        """Every due channel at `now`."""
+        by_channel: dict[ChannelKey, list[Subscription]] = defaultdict(list)
+        for sub in await self.store.subscriptions.list():
+            by_channel[(sub.platform, sub.workspace, sub.channel)].append(sub)
+        plans = []
+        for (platform, workspace, channel), subs in sorted(by_channel.items()):
+            settings = await self.store.channels.get(
+                platform=platform, workspace=workspace, channel=channel
+            )
+            try:
+                plan = plan_channel(settings, subs, options=self.options, now=now)
+            except ValueError as error:  # a schedule APScheduler cannot read
+                log.warning("channel %s:%s has a bad schedule: %s", platform, channel, error)
+                continue
+            if plan is not None:
+                plans.append(plan)
+        return plans
+
+    async def compose_due(self, now: datetime, report: RunReport | None = None) -> RunReport:
+        """Compose and enqueue every due channel's stories, then advance its window."""
+        report = report or RunReport()
+        plans = await self.plans(now)
+        report.due = len(plans)
+        composed: dict[tuple[Filter, Window], Story | None] = {}
+        for plan in plans:
+            stories = []
+            for story_filter in plan.filters:
+                shared = (story_filter, plan.window)
+                if shared not in composed:
+                    composed[shared] = await self._compose(story_filter, plan.window, report)
+                stories.append(composed[shared])
+            if any(story is None for story in stories):
+                continue  # retried on the next pass, with the same window
+            for story in stories:
+                assert story is not None
+                await self._enqueue(story, plan, now=now, report=report)
+            platform, workspace, channel = plan.key
+            await self.store.channels.set_window_until(
+                platform=platform, workspace=workspace, channel=channel, until=plan.window.until
+            )
+        return report
+
+    async def _compose(self, story_filter: Filter, window: Window, report: RunReport):
+        try:
+            story = await compose_filter(
+                story_filter, config=self.config, window=window, source_for=self.source_for
+            )
+        except WireError as error:
+            log.warning("could not compose %s: %s", story_filter.describe(), error)
+            report.failed.append(f"{story_filter.describe()}: {error}")
+            return None
+        report.composed += 1
+        return story
+
+    async def _enqueue(self, story: Story, plan: Plan, *, now: datetime, report: RunReport):
+        if story.is_empty and not self.options.deliver_no_news:
+            report.skipped_no_news += 1
+            return
+        platform, workspace, channel = plan.key
+        if not story.is_empty:
+            story = await with_unacknowledged(
+                story,
+                self.store,
+                platform=platform,
+                channel=channel,
+                since=now - self.options.carry_unacked_for,
+            )
+        queued = await self.store.deliveries.enqueue(
+            story, platform=platform, workspace=workspace, channel=channel
+        )
+        report.enqueued += int(queued.created)
+
+    async def remind(self) -> int:
+        """One reminder per [immediate] item nobody acknowledged in time."""
+        return await remind(
+            self.store,
+            self.platforms,
+            reminder_after=self.options.reminder_after,
+            oncall=self.options.oncall,
+        )
+
+    async def run_due(self, now: datetime) -> RunReport:
+        """All due work at `now`, deterministically: compose and enqueue, deliver everything
+        due, then send reminders (`wire run --once` and the tests call this)."""
+        report = await self.compose_due(now)
+        if self.worker is not None:
+            report.delivered = await self.worker.run_once()
+        report.reminders = await self.remind()
+        return report
