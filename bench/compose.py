@@ -75,12 +75,12 @@ def main() -> None:
 
     if not args.skip_github:
         try:
-            from bench.github_requests import measure
+            from bench.github_requests import measure, report
         except ImportError as error:
             print(f"GitHub request count skipped: {error}")
             return
-        print("\nGitHub source against the loopback server:")
-        asyncio.run(measure())
+        print("\nGitHub source against the loopback server (executorch, 14 days):")
+        print(report(asyncio.run(measure())))
 
 
 if __name__ == "__main__":
