@@ -93,6 +93,17 @@ def resolve_config(path: Path | None) -> WireConfig:
     return load_config(path)
 
 
+def open_sources(specs: list[str], *, repo: str | None) -> list:
+    """Open each `--source`; GitHub sources take their API URL from WIRE_GITHUB__API_URL."""
+    github = {}
+    if api_url := os.environ.get("WIRE_GITHUB__API_URL"):
+        github["api_url"] = api_url
+    return [
+        open_source(spec, repo=repo, **(github if spec.startswith("github:") else {}))
+        for spec in specs
+    ]
+
+
 def make_window(since: str, until: str | None) -> Window:
     start = parse_time(since, option="--since")
     end = parse_time(until, option="--until") if until else datetime.now(UTC)
@@ -127,7 +138,7 @@ def digest(
     window = make_window(since, until)
     try:
         cfg = resolve_config(config)
-        sources = [open_source(spec, repo=repo) for spec in source]
+        sources = open_sources(source, repo=repo)
     except WireError as error:
         fail(str(error))
     story = run_guarded(
@@ -159,7 +170,7 @@ def export(
     """Record a window of any source as JSON Lines that `replay:FILE` reads back."""
     window = make_window(since, until)
     try:
-        sources = [open_source(spec, repo=repo) for spec in source]
+        sources = open_sources(source, repo=repo)
     except WireError as error:
         fail(str(error))
     activities = run_guarded(gather(sources, window))
@@ -174,3 +185,6 @@ def export(
 def main() -> None:
     """Console-script entry point."""
     app()
+
+if __name__ == "__main__":
+    main()
