@@ -1,0 +1,90 @@
+"""Pacing of Slack posts: about one message a second per channel, and a workspace budget.
+
+Slack allows chat.postMessage roughly one message per second per channel (short bursts
+tolerated) and a few hundred per minute per workspace; past that it answers HTTP 429 with a
+Retry-After. Pacing keeps us under both so a fan-out to many channels does not spend its
+time being refused:
+
+- per channel, consecutive posts are spaced `per_channel_interval` seconds apart, in the
+  order they asked (one FIFO lock per channel);
+- per workspace, a token bucket refills `per_minute` tokens a minute and holds `burst`
+  (the generic cell rate algorithm: one "theoretical arrival time"), charged when a message
+  actually goes, so a channel's wait never uses up other channels' budget.
+
+The clock and the sleep are injectable for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+_EPSILON = 1e-9  # float noise in the bucket's arithmetic is not a wait
+
+
+class Pacer:
+    """Books send slots per channel and against a workspace-wide budget."""
+
+    def __init__(
+        self,
+        *,
+        per_channel_interval: float = 1.0,
+        per_minute: float = 240,
+        burst: int = 10,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        if per_channel_interval < 0 or per_minute <= 0 or burst < 1:
+            raise ValueError("pacing needs interval ≥ 0, per_minute > 0 and burst ≥ 1")
+        self.per_channel_interval = per_channel_interval
+        self._emission = 60.0 / per_minute
+        self._tolerance = (burst - 1) * self._emission
+        self._clock = clock
+        self._sleep = sleep
+        self._tat = float("-inf")
+        self._next: dict[str, float] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def reserve(self) -> float:
+        """Take one token of the workspace budget now; return the seconds to wait before
+        using it (0 when the bucket had one)."""
+        now = self._clock()
+        start = max(now, self._tat - self._tolerance)
+        self._tat = max(self._tat, start) + self._emission
+        return start - now if start - now > _EPSILON else 0.0
+
+    async def wait(self, channel: str | None = None) -> None:
+        """Wait until a message may go to `channel` (when given: one a second there, in
+        order of asking) and the workspace budget allows it."""
+        if channel is None:
+            await self._sleep_for(self.reserve())
+            return
+        lock = self._locks.setdefault(channel, asyncio.Lock())
+        async with lock:
+            await self._sleep_for(self._next.get(channel, 0.0) - self._clock())
+            await self._sleep_for(self.reserve())
+            self._next[channel] = self._clock() + self.per_channel_interval
+        if len(self._next) > 4096:
+            self._forget()
+
+    async def _sleep_for(self, seconds: float) -> None:
+        if seconds > 0:
+            await self._sleep(seconds)
+
+    def pause(self, seconds: float, *, channel: str | None = None) -> None:
+        """Hold back sends for `seconds` (after Slack said Retry-After): to `channel` only
+        when given, else everywhere."""
+        until = self._clock() + seconds
+        if channel is not None:
+            self._next[channel] = max(self._next.get(channel, until), until)
+            self._locks.setdefault(channel, asyncio.Lock())
+        else:
+            self._tat = max(self._tat, until + self._tolerance)
+
+    def _forget(self) -> None:
+        now = self._clock()
+        idle = [c for c, t in self._next.items() if t <= now and not self._locks[c].locked()]
+        for channel in idle:
+            del self._next[channel]
+            del self._locks[channel]
