@@ -1,0 +1,457 @@
+"""A loopback Discord REST API v10: messages, edits, threads from messages, reactions, the
+bot's own user and interaction callbacks, with Discord's rate limits and errors.
+
+Every JSON body is validated against the `requestBody` schema of the matching operation in
+Discord's OpenAPI description (peers/discord-api-spec), plus the limits the description
+leaves loose (content ≤ 2,000, ≤ 6,000 characters across a message's embeds). An invalid
+request is answered as Discord answers it (400, code 50035 "Invalid Form Body") and listed in
+`problems`, which tests assert stays empty.
+
+Rate limits follow Discord's rules: a global limit of `global_limit` requests a second
+(429 with `"global": true`, `X-RateLimit-Global`, `X-RateLimit-Scope: global`) and one bucket
+per route and channel (`X-RateLimit-Limit/-Remaining/-Reset/-Reset-After/-Bucket` on every
+answer, 429 with `X-RateLimit-Scope: user` once spent). Every 429 carries `Via`, as
+Discord's edge does: discord.py treats a 429 without it as a Cloudflare ban and gives up.
+`script_429` makes the next requests of a route answer 429 whatever the buckets say.
+
+Point discord.py at it by setting `discord.http.Route.BASE` to `fake.base` (the far edge of
+the network: every REST call and interaction callback discord.py makes builds its URL from
+that one class attribute).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import json
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import referencing
+from aiohttp import web
+
+SPEC = Path(__file__).resolve().parents[3] / "shared/peers/discord-api-spec/specs/openapi.json"
+DISCORD_EPOCH_MS = 1_420_070_400_000
+CONTENT_MAX = 2000
+EMBEDS_TOTAL_MAX = 6000
+BOT_ID = "1100000000000000001"
+
+
+@functools.cache
+def spec() -> dict[str, Any]:
+    """Discord's OpenAPI description, loaded once."""
+    return json.loads(SPEC.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def validator(schema_name: str) -> jsonschema.Draft202012Validator:
+    """A validator for one of the description's component schemas (refs resolved in-spec)."""
+    resource = referencing.Resource.from_contents(
+        spec(), default_specification=referencing.jsonschema.DRAFT202012
+    )
+    registry = referencing.Registry().with_resource("urn:discord", resource)
+    ref = {"$ref": f"urn:discord#/components/schemas/{schema_name}"}
+    return jsonschema.Draft202012Validator(ref, registry=registry)
+
+
+def request_schema(path: str, method: str) -> dict[str, Any] | None:
+    """The JSON requestBody schema of an operation, as written in the description."""
+    operation = spec()["paths"][path][method.lower()]
+    body = operation.get("requestBody")
+    return body["content"]["application/json"]["schema"] if body else None
+
+
+def _schema_validator(path: str, method: str) -> jsonschema.Draft202012Validator | None:
+    schema = request_schema(path, method)
+    if schema is None:
+        return None
+    if "$ref" in schema:
+        return validator(schema["$ref"].rsplit("/", 1)[1])
+    resource = referencing.Resource.from_contents(
+        spec(), default_specification=referencing.jsonschema.DRAFT202012
+    )
+    registry = referencing.Registry().with_resource("urn:discord", resource)
+    rebased = json.loads(json.dumps(schema).replace('"#/components', '"urn:discord#/components'))
+    return jsonschema.Draft202012Validator(rebased, registry=registry)
+
+
+def _units(text: str | None) -> int:
+    return len((text or "").encode("utf-16-le")) // 2
+
+
+def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    """A JSON answer typed exactly "application/json", as Discord's are (discord.py parses a
+    body as JSON only when the content type is exactly that)."""
+    all_headers = {"Content-Type": "application/json", **(headers or {})}
+    return web.Response(body=json.dumps(body).encode(), status=status, headers=all_headers)
+
+
+@dataclass
+class Bucket:
+    """A fixed-window rate-limit bucket."""
+
+    limit: int
+    per: float
+    remaining: int = 0
+    reset_at: float = 0.0
+
+    def take(self, now: float) -> bool:
+        """Spend one request; False when the window is spent."""
+        if now >= self.reset_at:
+            self.remaining, self.reset_at = self.limit, now + self.per
+        if self.remaining == 0:
+            return False
+        self.remaining -= 1
+        return True
+
+
+@dataclass
+class Limits:
+    """Requests allowed per window, per route name (and channel)."""
+
+    messages: tuple[int, float] = (5, 5.0)
+    edits: tuple[int, float] = (5, 5.0)
+    threads: tuple[int, float] = (10, 10.0)
+    reactions: tuple[int, float] = (1, 0.25)
+    other: tuple[int, float] = (50, 1.0)
+
+
+@dataclass
+class FakeDiscord:
+    """The fake's state: channels, messages, threads, reactions, and what went wrong."""
+
+    token: str = "wire-test-token"
+    guild_id: str = "1200000000000000001"
+    global_limit: int = 50
+    limits: Limits = field(default_factory=Limits)
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    threads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reactions: list[tuple[str, str, str]] = field(default_factory=list)
+    callbacks: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    requests: Counter[str] = field(default_factory=Counter)
+    rate_limited: list[tuple[str, bool]] = field(default_factory=list)
+    base: str = ""
+    _scripted: dict[str, list[float]] = field(default_factory=dict)
+    _scripted_global: bool = False
+    _interactions: dict[str, str] = field(default_factory=dict)
+    _buckets: dict[str, Bucket] = field(default_factory=dict)
+    _global: Bucket | None = None
+    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    # ---- set-up ------------------------------------------------------------------------
+
+    def snowflake(self) -> str:
+        """A fresh id whose timestamp is now, as Discord's are."""
+        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        return str((ms << 22) | (next(self._ids) & 0x3FFFFF))
+
+    def add_channel(self, name: str = "wire") -> str:
+        """A guild text channel; returns its id."""
+        channel_id = self.snowflake()
+        self.channels[channel_id] = {"id": channel_id, "type": 0, "name": name, "parent_id": None}
+        return channel_id
+
+    def script_429(self, route: str, *retry_after: float, is_global: bool = False) -> None:
+        """The next len(retry_after) requests of `route` ("messages", "edits", …) get 429."""
+        self._scripted.setdefault(route, []).extend(retry_after)
+        self._scripted_global = is_global
+
+    def thread_messages(self, thread_id: str) -> list[dict[str, Any]]:
+        """Messages posted in a thread (or channel), oldest first."""
+        return [m for m in self.messages.values() if m["channel_id"] == thread_id]
+
+    # ---- the application -----------------------------------------------------------
+
+    def app(self) -> web.Application:
+        """The aiohttp application serving `/api/v10/…`."""
+        app = web.Application(middlewares=[self._limits_middleware])
+        api = "/api/v10"
+        app.router.add_get(f"{api}/users/@me", self._me)
+        app.router.add_post(f"{api}/channels/{{channel_id}}/messages", self._create)
+        app.router.add_patch(f"{api}/channels/{{channel_id}}/messages/{{message_id}}", self._edit)
+        app.router.add_post(
+            f"{api}/channels/{{channel_id}}/messages/{{message_id}}/threads", self._thread
+        )
+        app.router.add_put(
+            f"{api}/channels/{{channel_id}}/messages/{{message_id}}/reactions/{{emoji}}/@me",
+            self._react,
+        )
+        app.router.add_post(
+            f"{api}/interactions/{{interaction_id}}/{{token}}/callback", self._callback
+        )
+        return app
+
+    @staticmethod
+    def _route(request: web.Request) -> tuple[str, str]:
+        """(route name, major parameter) of a request, for buckets and scripts."""
+        path, method = request.path, request.method
+        if "/reactions/" in path:
+            name = "reactions"
+        elif path.endswith("/threads"):
+            name = "threads"
+        elif method == "PATCH":
+            name = "edits"
+        elif path.endswith("/messages") and method == "POST":
+            name = "messages"
+        elif "/interactions/" in path:
+            name = "interactions"
+        else:
+            name = "other"
+        return name, request.match_info.get("channel_id", "")
+
+    @web.middleware
+    async def _limits_middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        name, major = self._route(request)
+        self.requests[name] += 1
+        if name != "interactions" and request.headers.get("Authorization") != f"Bot {self.token}":
+            return _json({"message": "401: Unauthorized", "code": 0}, status=401)
+        now = time.monotonic()
+        if name != "interactions":
+            if self._global is None or self._global.limit != self.global_limit:
+                self._global = Bucket(self.global_limit, 1.0)
+            if not self._global.take(now):
+                return self._too_many(self._global.reset_at - now, is_global=True)
+        scripted = self._scripted.get(name)
+        if scripted:
+            return self._too_many(scripted.pop(0), is_global=self._scripted_global)
+        limit, per = getattr(self.limits, name, self.limits.other)
+        bucket_hash = hashlib.sha1(name.encode()).hexdigest()[:12]
+        bucket = self._buckets.setdefault(f"{bucket_hash}:{major}", Bucket(limit, per))
+        allowed = bucket.take(now)
+        headers = {
+            "X-RateLimit-Limit": str(bucket.limit),
+            "X-RateLimit-Remaining": str(bucket.remaining),
+            "X-RateLimit-Reset": f"{time.time() + bucket.reset_at - now:.3f}",
+            "X-RateLimit-Reset-After": f"{bucket.reset_at - now:.3f}",
+            "X-RateLimit-Bucket": bucket_hash,
+        }
+        if not allowed:
+            return self._too_many(bucket.reset_at - now, is_global=False, headers=headers)
+        response = await handler(request)
+        response.headers.update(headers)
+        return response
+
+    def _too_many(
+        self, retry_after: float, *, is_global: bool, headers: dict[str, str] | None = None
+    ) -> web.Response:
+        self.rate_limited.append((f"{retry_after:.3f}", is_global))
+        extra = dict(headers or {})
+        extra["Retry-After"] = str(max(1, round(retry_after)))
+        extra["Via"] = "1.1 google"
+        extra["X-RateLimit-Scope"] = "global" if is_global else "user"
+        if is_global:
+            extra["X-RateLimit-Global"] = "true"
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": round(retry_after, 3),
+            "global": is_global,
+        }
+        return _json(body, status=429, headers=extra)
+
+    # ---- validation --------------------------------------------------------------------
+
+    async def _body(
+        self, request: web.Request, path: str
+    ) -> tuple[dict | None, web.Response | None]:
+        """The JSON body if valid for the operation at `path`, else Discord's 400 answer."""
+        try:
+            body = await request.json()
+        except json.JSONDecodeError:
+            return None, self._invalid(request, ["body is not JSON"])
+        check = _schema_validator(path, request.method)
+        errors = (
+            []
+            if check is None
+            else [
+                f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}"
+                for e in check.iter_errors(body)
+            ]
+        )
+        if isinstance(body, dict):
+            if _units(body.get("content")) > CONTENT_MAX:
+                errors.append(f"content: {_units(body['content'])} chars exceed {CONTENT_MAX}")
+            embeds = body.get("embeds") or []
+            total = sum(
+                _units(e.get("title"))
+                + _units(e.get("description"))
+                + _units((e.get("footer") or {}).get("text"))
+                + sum(_units(f.get("name")) + _units(f.get("value")) for f in e.get("fields") or [])
+                for e in embeds
+                if isinstance(e, dict)
+            )
+            if total > EMBEDS_TOTAL_MAX:
+                errors.append(f"embeds: {total} chars exceed {EMBEDS_TOTAL_MAX}")
+        if errors:
+            return None, self._invalid(request, errors)
+        return body, None
+
+    def _invalid(self, request: web.Request, errors: list[str]) -> web.Response:
+        self.problems.extend(f"{request.method} {request.path}: {e}" for e in errors)
+        body = {"code": 50035, "message": "Invalid Form Body", "errors": {"_errors": errors}}
+        return _json(body, status=400)
+
+    @staticmethod
+    def _not_found(what: str, code: int) -> web.Response:
+        return _json({"message": f"Unknown {what}", "code": code}, status=404)
+
+    # ---- handlers ----------------------------------------------------------------------
+
+    async def _me(self, request: web.Request) -> web.Response:
+        return _json(self._bot_user())
+
+    def _bot_user(self) -> dict[str, Any]:
+        return {
+            "id": BOT_ID,
+            "username": "the-wire",
+            "discriminator": "0",
+            "global_name": None,
+            "avatar": None,
+            "bot": True,
+            "flags": 0,
+            "public_flags": 0,
+        }
+
+    def _channel(self, channel_id: str) -> dict[str, Any] | None:
+        return self.channels.get(channel_id) or self.threads.get(channel_id)
+
+    def _message(self, channel_id: str, body: dict[str, Any], message_id: str) -> dict[str, Any]:
+        content = body.get("content") or ""
+        mentions = body.get("allowed_mentions")
+        parse = set(mentions.get("parse") or []) if mentions else {"everyone", "users", "roles"}
+        allowed_roles = set((mentions or {}).get("roles") or [])
+        mention_roles = [
+            role
+            for role in re.findall(r"<@&(\d+)>", content)
+            if "roles" in parse or role in allowed_roles
+        ]
+        everyone = "everyone" in parse and bool(re.search(r"@(everyone|here)", content))
+        return {
+            "id": message_id,
+            "channel_id": channel_id,
+            "type": 0,
+            "content": content,
+            "author": self._bot_user(),
+            "timestamp": datetime.now(UTC).isoformat(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": everyone,
+            "mentions": [],
+            "mention_roles": mention_roles,
+            "attachments": [],
+            "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [],
+            "pinned": False,
+            "flags": body.get("flags") or 0,
+        }
+
+    async def _create(self, request: web.Request) -> web.Response:
+        channel_id = request.match_info["channel_id"]
+        body, error = await self._body(request, "/channels/{channel_id}/messages")
+        if error:
+            return error
+        if self._channel(channel_id) is None:
+            return self._not_found("Channel", 10003)
+        if not body.get("content") and not body.get("embeds") and not body.get("components"):
+            return self._invalid(request, ["Cannot send an empty message"])
+        message = self._message(channel_id, body, self.snowflake())
+        self.messages[message["id"]] = message
+        return _json(message)
+
+    async def _edit(self, request: web.Request) -> web.Response:
+        channel_id, message_id = request.match_info["channel_id"], request.match_info["message_id"]
+        body, error = await self._body(request, "/channels/{channel_id}/messages/{message_id}")
+        if error:
+            return error
+        old = self.messages.get(message_id)
+        if old is None or old["channel_id"] != channel_id:
+            return self._not_found("Message", 10008)
+        return _json(self._apply_edit(old, body))
+
+    def _apply_edit(self, old: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        merged = {
+            "content": old["content"],
+            "embeds": old["embeds"],
+            "components": old["components"],
+            "allowed_mentions": body.get("allowed_mentions"),
+        }
+        merged.update({k: v for k, v in body.items() if k in {"content", "embeds", "components"}})
+        message = self._message(old["channel_id"], merged, old["id"])
+        message["edited_timestamp"] = datetime.now(UTC).isoformat()
+        self.messages[old["id"]] = message
+        return message
+
+    async def _thread(self, request: web.Request) -> web.Response:
+        channel_id, message_id = request.match_info["channel_id"], request.match_info["message_id"]
+        path = "/channels/{channel_id}/messages/{message_id}/threads"
+        body, error = await self._body(request, path)
+        if error:
+            return error
+        message = self.messages.get(message_id)
+        if message is None or message["channel_id"] != channel_id:
+            return self._not_found("Message", 10008)
+        if message_id in self.threads:
+            answer = {
+                "message": "A thread has already been created for this message",
+                "code": 160004,
+            }
+            return _json(answer, status=400)
+        thread = {
+            "id": message_id,
+            "type": 11,
+            "guild_id": self.guild_id,
+            "parent_id": channel_id,
+            "name": body["name"],
+            "owner_id": BOT_ID,
+            "last_message_id": None,
+            "message_count": 0,
+            "member_count": 1,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+            "total_message_sent": 0,
+            "thread_metadata": {
+                "archived": False,
+                "locked": False,
+                "auto_archive_duration": body.get("auto_archive_duration") or 1440,
+                "archive_timestamp": datetime.now(UTC).isoformat(),
+            },
+        }
+        self.threads[message_id] = thread
+        return _json(thread, status=201)
+
+    async def _react(self, request: web.Request) -> web.Response:
+        channel_id, message_id = request.match_info["channel_id"], request.match_info["message_id"]
+        message = self.messages.get(message_id)
+        if message is None or message["channel_id"] != channel_id:
+            return self._not_found("Message", 10008)
+        self.reactions.append((channel_id, message_id, request.match_info["emoji"]))
+        return web.Response(status=204)
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        """Interaction callbacks; type 7 (UPDATE_MESSAGE) edits `message_id` of the interaction
+        registered with `expect_interaction`."""
+        body, error = await self._body(
+            request, "/interactions/{interaction_id}/{interaction_token}/callback"
+        )
+        if error:
+            return error
+        interaction_id = request.match_info["interaction_id"]
+        self.callbacks.append({"interaction_id": interaction_id, **body})
+        target = self._interactions.get(interaction_id)
+        interaction = {"id": interaction_id, "type": 3}
+        if body["type"] == 7 and target is not None:
+            message = self._apply_edit(self.messages[target], body.get("data") or {})
+            return _json({"interaction": interaction, "resource": {"type": 7, "message": message}})
+        return _json({"interaction": interaction})
+
+    def expect_interaction(self, interaction_id: str, message_id: str) -> None:
+        """Say which message a component interaction came from (its callback may edit it)."""
+        self._interactions[interaction_id] = message_id
