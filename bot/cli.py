@@ -186,5 +186,9 @@ def main() -> None:
     """Console-script entry point."""
     app()
 
+
+# The service's commands (run, console, deliveries, health, db upgrade) register themselves.
+from bot import service_cli  # noqa: E402, F401
+
 if __name__ == "__main__":
     main()

@@ -54,4 +54,6 @@ def test_every_command_gets_a_reply_and_rejections_name_what_works(runner, chat,
     assert reply.text.strip()
     if not reply.ok:
         assert "Usage: /wire " in reply
-    assert "pytorch/pytorch" not in reply or "not a project this Wire follows" in reply
+    configured = {p.repo for p in chat.commands.config.projects}
+    subscribed = runner.run(chat.store.subscriptions.list())
+    assert {s.repo for s in subscribed if s.repo is not None} <= configured

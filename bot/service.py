@@ -1,0 +1,229 @@
+"""`wire run`: the scheduler, the delivery worker and every enabled platform in one process.
+
+    stop = asyncio.Event()                       # SIGTERM / SIGINT set it
+    async with await Service.start(settings=settings, config=config) as service:
+        await service.run(stop)                  # or: await service.run_once()
+
+Every replica runs the delivery worker; only the leader (see `bot.leader`) composes and
+sends reminders. APScheduler 3 (AsyncIOScheduler) fires a `tick` every minute (at once on
+start: leadership, schedules, due work, reminders) and one cron job per distinct channel
+schedule, so digests go out on the minute; missed runs coalesce. On stop the part in
+flight finishes (composition or post), then everything shuts down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import TextIO
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+
+from bot.commands import Commands
+from bot.crontab import trigger_for
+from bot.deliver import Worker
+from bot.leader import Leadership
+from bot.newsroom import SourceFor, default_source
+from bot.options import Options, options_from
+from bot.platform import ConsolePlatform, Platform
+from bot.replies import Context
+from bot.schedule import RunReport, Scheduler
+from bot.settings import Settings
+from bot.store import Store, upgrade_database
+from digest.config import Project, WireConfig
+from digest.errors import ConfigError
+
+log = logging.getLogger("wire.service")
+TICK = timedelta(minutes=1)
+
+
+def platforms_for(settings: Settings, *, stream: TextIO | None = None) -> dict[str, Platform]:
+    """The enabled platforms that have an adapter here (the console always does)."""
+    found: dict[str, Platform] = {}
+    for name in settings.enabled_platforms():
+        if name == "console":
+            found[name] = ConsolePlatform(stream)
+        else:
+            log.warning("no %s adapter is installed in this build; %s is skipped", name, name)
+    return found
+
+
+def source_factory(settings: Settings) -> SourceFor:
+    """Each project's configured source, else GitHub with the configured token and URL."""
+    token = settings.github.token.get_secret_value() if settings.github.token else None
+    options = {"token": token, "api_url": settings.github.api_url}
+
+    def source_for(project: Project):
+        return default_source(project, github_options=options)
+
+    return source_for
+
+
+async def seed_subscriptions(commands: Commands, options: Options) -> int:
+    """Create the configuration's seed subscriptions that are missing; returns how many
+    were new. A seed naming an unknown target is a configuration error."""
+    created = 0
+    for seed in options.seeds:
+        context = Context(
+            platform=seed.platform,
+            workspace=seed.workspace,
+            channel=seed.channel,
+            user_id="config",
+            user_name="config",
+        )
+        reply = await commands.handle(f"/wire subscribe {seed.target}", context=context)
+        if not reply.ok:
+            raise ConfigError(f"[[demo.subscriptions]] {seed.target!r}: {reply.text}")
+        created += int("Subscribed" in reply)
+    return created
+
+
+class Service:
+    """One process of The Wire."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        scheduler: Scheduler,
+        worker: Worker,
+        commands: Commands,
+        options: Options,
+    ) -> None:
+        self.store = store
+        self.scheduler = scheduler
+        self.worker = worker
+        self.commands = commands
+        self.options = options
+        self.leader = Leadership(store.engine)
+        self._busy = asyncio.Lock()
+        self._stop = asyncio.Event()
+
+    @classmethod
+    async def start(
+        cls,
+        *,
+        settings: Settings,
+        config: WireConfig,
+        platforms: Mapping[str, Platform] | None = None,
+        stream: TextIO | None = None,
+    ) -> Service:
+        """Migrate the database, open the store, build the parts, seed subscriptions."""
+        await upgrade_database(settings.database_url)
+        store = Store.from_url(settings.database_url)
+        options = options_from(settings=settings, config=config)
+        chosen = (
+            dict(platforms) if platforms is not None else platforms_for(settings, stream=stream)
+        )
+        source_for = source_factory(settings)
+        worker = Worker(store, chosen, settings=settings.delivery)
+        commands = Commands(
+            store=store, config=config, options=options, source_for=source_for, platforms=chosen
+        )
+        scheduler = Scheduler(
+            store=store,
+            config=config,
+            options=options,
+            source_for=source_for,
+            platforms=chosen,
+            worker=worker,
+        )
+        service = cls(
+            store=store, scheduler=scheduler, worker=worker, commands=commands, options=options
+        )
+        try:
+            await seed_subscriptions(commands, options)
+        except BaseException:
+            await store.close()
+            raise
+        return service
+
+    async def __aenter__(self) -> Service:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.leader.release()
+        await self.store.close()
+
+    async def run_once(self, now: datetime | None = None) -> RunReport:
+        """Do all due work now and return what was done (`wire run --once`)."""
+        return await self.scheduler.run_due(now or datetime.now(UTC))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Serve until `stop` is set, then finish the work in flight and return."""
+        self._stop = stop
+        grace = int(self.options.misfire_grace.total_seconds())
+        jobs = AsyncIOScheduler(
+            timezone=UTC,
+            job_defaults={"coalesce": True, "misfire_grace_time": grace, "max_instances": 1},
+        )
+        jobs.add_job(
+            self.tick,
+            IntervalTrigger(seconds=int(TICK.total_seconds()), timezone=UTC),
+            id="tick",
+            next_run_time=datetime.now(UTC),
+        )
+        self._jobs = jobs
+        jobs.start()
+        delivering = asyncio.create_task(self.worker.run_forever(stop))
+        try:
+            await stop.wait()
+        finally:
+            jobs.pause()
+            async with self._busy:  # the composition in flight finishes
+                jobs.shutdown(wait=False)
+            await delivering  # the post in flight finishes; the rest is released
+            log.info("stopped")
+
+    async def tick(self) -> None:
+        """Lead if possible; as leader keep the cron jobs in line and do the due work."""
+        async with self._busy:
+            if self._stop.is_set():
+                return
+            if not await self.leader.acquire():
+                self._sync_jobs(set())
+                return
+            try:
+                self._sync_jobs(await self._schedules())
+                await self.scheduler.compose_due(datetime.now(UTC))
+                await self.scheduler.remind()
+            except Exception:
+                log.exception("scheduling pass failed; the next tick retries")
+
+    async def fire(self) -> None:
+        """A channel schedule fired: compose what is due now."""
+        async with self._busy:
+            if self._stop.is_set() or not self.leader.held:
+                return
+            try:
+                await self.scheduler.compose_due(datetime.now(UTC))
+            except Exception:
+                log.exception("scheduled composition failed; the next tick retries")
+
+    async def _schedules(self) -> set[tuple[str, str]]:
+        channels = {
+            (s.platform, s.workspace, s.channel) for s in await self.store.subscriptions.list()
+        }
+        found = set()
+        for platform, workspace, channel in channels:
+            got = await self.store.channels.get(
+                platform=platform, workspace=workspace, channel=channel
+            )
+            cron = got.schedule or self.options.default_cron
+            if cron != "off":
+                found.add((cron, got.timezone or self.options.timezone))
+        return found
+
+    def _sync_jobs(self, schedules: set[tuple[str, str]]) -> None:
+        wanted = {f"digest {cron} @ {zone}": (cron, zone) for cron, zone in schedules}
+        for job in self._jobs.get_jobs():
+            if job.id.startswith("digest ") and job.id not in wanted:
+                job.remove()
+        for job_id, (cron, zone) in wanted.items():
+            if self._jobs.get_job(job_id) is None:
+                with contextlib.suppress(ValueError):
+                    self._jobs.add_job(self.fire, trigger_for(cron, timezone=zone), id=job_id)

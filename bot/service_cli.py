@@ -1,0 +1,188 @@
+"""The service's commands of `wire`: run, console, deliveries, health and `db upgrade`.
+
+Registered on `bot.cli.app`, which imports this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from sqlalchemy import text
+
+from bot.cli import ConfigOption, app, fail, resolve_config
+from bot.deliver import describe, list_deliveries
+from bot.parts import parts_of
+from bot.platform import ConsolePlatform, render_text
+from bot.replies import Context
+from bot.service import Service
+from bot.settings import Settings, load_settings
+from bot.store import Store, upgrade_database
+from digest.errors import WireError
+
+db_app = typer.Typer(help="The database: migrations.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+
+def _settings(config: Path | None) -> Settings:
+    try:
+        return load_settings(config=config)
+    except WireError as error:
+        fail(str(error))
+        raise  # unreachable: fail exits
+
+
+def _logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+async def _run(settings: Settings, config: Path | None, *, once: bool) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    service = await Service.start(settings=settings, config=resolve_config(config))
+    async with service:
+        if once:
+            report = await service.run_once()
+            summary = (
+                f"due channels: {report.due}, stories composed: {report.composed}, "
+                f"deliveries queued: {report.enqueued}, delivered: {report.delivered.delivered}, "
+                f"reminders: {report.reminders}"
+            )
+            print(summary, file=sys.stderr)
+            for problem in report.failed:
+                Console(stderr=True, highlight=False).print(f"failed: {problem}", markup=False)
+        else:
+            await service.run(stop)
+
+
+@app.command()
+def run(
+    config: ConfigOption = None,
+    once: Annotated[
+        bool, typer.Option("--once", help="Do all due work now (compose, deliver), then exit.")
+    ] = False,
+) -> None:
+    """Run the service: scheduler, delivery worker and every enabled platform."""
+    settings = _settings(config)
+    _logging(settings)
+    try:
+        asyncio.run(_run(settings, config, once=once))
+    except WireError as error:
+        fail(str(error))
+
+
+@app.command()
+def console(
+    config: ConfigOption = None,
+    channel: Annotated[str, typer.Option("--channel", help="The console channel.")] = "demo",
+    user: Annotated[str, typer.Option("--user", help="Who is typing.")] = "you",
+    command: Annotated[
+        list[str] | None,
+        typer.Option("--command", "-e", help="Run this /wire command and exit; repeatable."),
+    ] = None,
+) -> None:
+    """Type `/wire …` commands against the console platform (reads stdin without -e)."""
+    settings = _settings(config)
+    lines = command or None
+
+    async def session() -> None:
+        platform = ConsolePlatform()
+        service = await Service.start(
+            settings=settings, config=resolve_config(config), platforms={"console": platform}
+        )
+        context = Context(
+            platform="console", workspace="local", channel=channel, user_id=user, user_name=user
+        )
+        async with service:
+            source = lines if lines is not None else _stdin_lines()
+            for line in source:
+                if not line.strip():
+                    continue
+                reply = await service.commands.handle(line, context=context)
+                print(
+                    reply.text if reply.visibility == "ephemeral" else f"#{channel}: {reply.text}"
+                )
+                if reply.story is not None:
+                    print("\n".join(render_text(part) for part in parts_of(reply.story)))
+
+    try:
+        asyncio.run(session())
+    except WireError as error:
+        fail(str(error))
+
+
+def _stdin_lines():
+    prompt = sys.stdin.isatty()
+    while True:
+        if prompt:
+            print("wire> ", end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            return
+        yield line
+
+
+@app.command()
+def deliveries(
+    config: ConfigOption = None,
+    state: Annotated[
+        str | None,
+        typer.Option("--state", help="Only this state: pending, in_progress, delivered, dead."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many, newest first.")] = 50,
+) -> None:
+    """List deliveries (the outbox), newest first."""
+    settings = _settings(config)
+
+    async def show() -> list[str]:
+        async with Store.from_url(settings.database_url) as store:
+            return [
+                describe(info) for info in await list_deliveries(store, state=state, limit=limit)
+            ]
+
+    try:
+        found = asyncio.run(show())
+    except (WireError, ValueError) as error:
+        fail(str(error))
+    for line in found or ["no deliveries"]:
+        print(line)
+
+
+@app.command()
+def health(config: ConfigOption = None) -> None:
+    """Exit 0 when the database answers, 1 otherwise (the container's HEALTHCHECK)."""
+    settings = _settings(config)
+
+    async def ping() -> None:
+        async with Store.from_url(settings.database_url) as store, store.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+    try:
+        asyncio.run(asyncio.wait_for(ping(), timeout=10))
+    except Exception as error:  # any failure means unhealthy
+        Console(stderr=True, highlight=False).print(f"unhealthy: {error}", markup=False)
+        raise typer.Exit(1) from None
+    print("ok")
+
+
+@db_app.command("upgrade")
+def db_upgrade(config: ConfigOption = None) -> None:
+    """Apply the database migrations (idempotent)."""
+    settings = _settings(config)
+    try:
+        asyncio.run(upgrade_database(settings.database_url))
+    except WireError as error:
+        fail(str(error))
+    print(f"database {settings.database_url_for_display} is up to date")

@@ -1,0 +1,111 @@
+"""`wire run`, `wire console`, `wire health`, `wire db upgrade`, `wire deliveries` as processes
+on the demo configuration, each on its own SQLite database (WIRE_DATABASE_URL)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+WIRE = [sys.executable, "-c", "from bot.cli import main; main()"]
+DEMO = ["--config", "config/demo.toml"]
+HEADLINE = "CI-INFRA SPLITS PRE-MERGE CI INTO FAST AND SLOW GATES"
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("WIRE_")}
+    return clean | {"WIRE_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}"}
+
+
+def wire(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*WIRE, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_run_once_twice_posts_the_demo_story_once(env: dict[str, str]) -> None:
+    first = wire("run", "--once", *DEMO, env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count("#demo") == 1 and HEADLINE in first.stdout
+    assert "[immediate] Check what now blocks merges in ci-infra" in first.stdout
+    assert "(2026-05-25 00:00 – 2026-05-27 00:00 UTC)" in first.stdout
+    second = wire("run", "--once", *DEMO, env=env)
+    assert second.returncode == 0, second.stderr
+    assert "#demo" not in second.stdout and HEADLINE not in second.stdout
+    assert "due channels: 0" in second.stderr
+
+    listed = wire("deliveries", *DEMO, "--state", "delivered", env=env)
+    assert listed.returncode == 0 and listed.stdout.count("console:demo") == 1
+    assert "parts=7" in listed.stdout and HEADLINE in listed.stdout
+    bad = wire("deliveries", *DEMO, "--state", "lost", env=env)
+    assert bad.returncode == 2 and "unknown delivery state" in bad.stderr
+
+
+def test_sigterm_stops_the_service_cleanly_after_the_story(env: dict[str, str]) -> None:
+    service = subprocess.Popen(
+        [*WIRE, "run", *DEMO],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert service.stdout is not None
+        seen = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = service.stdout.readline()
+            seen.append(line)
+            if HEADLINE in line or not line:
+                break
+        assert any(HEADLINE in line for line in seen), "".join(seen)
+        service.send_signal(signal.SIGTERM)
+        _, err = service.communicate(timeout=20)
+    finally:
+        if service.poll() is None:
+            service.kill()
+            service.wait()
+    assert service.returncode == 0, err
+    assert "wire.service: stopped" in err
+
+
+def test_console_commands_against_the_demo(env: dict[str, str]) -> None:
+    done = wire(
+        "console",
+        *DEMO,
+        "--user",
+        "dana",
+        "-e",
+        "/wire list",
+        "-e",
+        "/wire subscribe executorch topic:xnnpack",
+        "-e",
+        "/wire subscribe pytorch/secret",
+        "-e",
+        "/wire preview ci-infra",
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "ExecuTorch — by config" in out and "ci-infra — by config" in out
+    assert "#demo: Subscribed this channel to ExecuTorch topic:XNNPACK." in out
+    assert "not a project this Wire follows" in out and "Usage: /wire subscribe" in out
+    assert "Preview (2026-05-25 00:00 – 2026-05-27 00:00 UTC)" in out and "References:" in out
+
+
+def test_health_and_db_upgrade(env: dict[str, str]) -> None:
+    upgraded = wire("db", "upgrade", *DEMO, env=env)
+    assert upgraded.returncode == 0 and "is up to date" in upgraded.stdout
+    assert wire("health", *DEMO, env=env).returncode == 0
+    down = env | {"WIRE_DATABASE_URL": "postgresql+asyncpg://nobody:x@127.0.0.1:9/none"}
+    unhealthy = wire("health", *DEMO, env=down)
+    assert unhealthy.returncode == 1 and "unhealthy" in unhealthy.stderr
+    assert "nobody:x" not in unhealthy.stderr
