@@ -1,0 +1,214 @@
+"""The Slack platform: posts and edits rendered parts through the Web API (slack-sdk).
+
+Thin on purpose: `bot.slack.blocks.render` makes the messages, `bot.slack.pacing.Pacer`
+spaces them, and this module only calls chat.postMessage / chat.update and translates
+Slack's answers into `RetryableError` / `PermanentError`.
+
+A part may render to several messages (see `blocks`): the first is the part's message and
+its ts is the message id returned; the others follow in the same thread (the thread the
+part was posted in, or the part's own message when it is a parent).
+
+Idempotency (the `key` of `Platform.post`): Slack has no client message id, so
+- every message carries the key as message metadata (event_type "wire_part", payload
+  {"key": …}; follow-ups "<key>+1", "<key>+2", …);
+- keys posted by this process are remembered (a bounded map), so a retry after a timeout
+  or a failed follow-up returns the first message's ts and posts only what is missing;
+- before the first reply into a thread this process did not start (a worker resuming after
+  a crash, a reminder), the thread's replies are read once with their metadata
+  (conversations.replies, include_all_metadata) and any key found there is taken as posted.
+A parent has no thread to search: if the process dies after Slack accepted a parent and
+before the worker recorded it, the retry posts a second parent. The worker records each
+part right after `post` returns, so that window is one round trip long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.errors import PermanentError, PlatformError, RetryableError
+from bot.parts import Part
+from bot.slack.blocks import SlackMessage, render
+from bot.slack.pacing import Pacer
+
+log = logging.getLogger(__name__)
+
+EVENT_TYPE = "wire_part"
+RETRYABLE_ERRORS = {
+    "ratelimited",
+    "rate_limited",
+    "internal_error",
+    "fatal_error",
+    "service_unavailable",
+    "request_timeout",
+}
+EXPLAINED = {
+    "channel_not_found": "the channel does not exist or the app cannot see it",
+    "not_in_channel": "the app is not a member of the channel; invite it with /invite",
+    "is_archived": "the channel is archived",
+    "invalid_auth": "the bot token is not valid",
+    "not_authed": "no bot token was sent",
+    "token_revoked": "the bot token was revoked",
+    "account_inactive": "the app's token belongs to a deactivated account",
+    "missing_scope": "the app lacks an OAuth scope this call needs",
+    "message_not_found": "the message to edit no longer exists",
+    "cant_update_message": "the app cannot edit that message",
+    "msg_too_long": "the message is longer than Slack accepts",
+    "invalid_blocks": "Slack rejected the message's blocks",
+}
+
+
+def default_retry_handlers() -> list[AsyncRetryHandler]:
+    """slack-sdk's own retries, kept small: the delivery worker retries whole parts."""
+    return [
+        AsyncConnectionErrorRetryHandler(max_retry_count=2),
+        AsyncRateLimitErrorRetryHandler(max_retry_count=1),
+        AsyncServerErrorRetryHandler(max_retry_count=2),
+    ]
+
+
+def attach_retry_handlers(client: AsyncWebClient) -> AsyncWebClient:
+    """Add to `client` each default retry handler whose kind it does not have yet."""
+    kinds = {type(handler) for handler in client.retry_handlers}
+    client.retry_handlers += [h for h in default_retry_handlers() if type(h) not in kinds]
+    return client
+
+
+def slack_client(token: str, *, base_url: str = "https://slack.com/api/", timeout: int = 30):
+    """An AsyncWebClient with the default retry handlers."""
+    return AsyncWebClient(
+        token=token, base_url=base_url, timeout=timeout, retry_handlers=default_retry_handlers()
+    )
+
+
+def _retry_after(headers: Any) -> float | None:
+    if not headers:
+        return None
+    for name, value in dict(headers).items():
+        if name.lower() == "retry-after":
+            value = value[0] if isinstance(value, list | tuple) else value
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def translate_error(exc: Exception, *, method: str, channel: str) -> PlatformError:
+    """A slack-sdk or network failure as a `RetryableError` or a `PermanentError` whose
+    message says what went wrong (never the token)."""
+    where = f"Slack {method} in {channel}"
+    if isinstance(exc, SlackApiError):
+        status = exc.response.status_code
+        error = str(exc.response.get("error") or f"HTTP {status}")
+        if status == 429 or error in ("ratelimited", "rate_limited"):
+            retry_after = _retry_after(exc.response.headers)
+            return RetryableError(f"{where} was rate limited", retry_after=retry_after)
+        if status >= 500 or error in RETRYABLE_ERRORS:
+            return RetryableError(f"{where} failed: {error} (HTTP {status})")
+        reason = EXPLAINED.get(error)
+        return PermanentError(f"{where} refused: {error}" + (f" ({reason})" if reason else ""))
+    if isinstance(exc, aiohttp.ClientError | asyncio.TimeoutError | SlackClientError):
+        return RetryableError(f"{where} did not complete: {type(exc).__name__}")
+    raise exc
+
+
+class SlackPlatform:
+    """Posts parts as Block Kit messages in threads and edits them (the Platform protocol)."""
+
+    name = "slack"
+
+    def __init__(
+        self, client: AsyncWebClient, *, pacer: Pacer | None = None, remember: int = 10_000
+    ) -> None:
+        self.client = attach_retry_handlers(client)
+        self.pacer = pacer if pacer is not None else Pacer()
+        self._remember = remember
+        self._sent: OrderedDict[str, str] = OrderedDict()
+        self._threads: OrderedDict[str, None] = OrderedDict()
+
+    async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
+        """Post `part` (as a reply in `thread` when given) and return its message's ts; a
+        key posted before returns that ts and posts only what is still missing."""
+        messages = render(part)
+        if thread is not None and key not in self._sent:
+            await self._recover(channel, thread)
+        first = await self._send(channel, messages[0], thread, key)
+        follow = thread or first
+        self._note(self._threads, follow, None)
+        for i, message in enumerate(messages[1:], start=1):
+            await self._send(channel, message, follow, f"{key}+{i}")
+        return first
+
+    async def update(self, channel: str, message_id: str, part: Part) -> None:
+        """Replace the content of message `message_id` with `part` (e.g. to show acks). A
+        part that renders to more than one message cannot be an edit of one message."""
+        messages = render(part)
+        if len(messages) != 1:
+            raise PermanentError(
+                f"this {part.kind} part needs {len(messages)} Slack messages; "
+                "an edit can replace only one"
+            )
+        await self.pacer.wait(None)
+        try:
+            await self.client.chat_update(channel=channel, ts=message_id, **messages[0].payload())
+        except Exception as exc:
+            raise translate_error(exc, method="chat.update", channel=channel) from exc
+
+    async def _send(self, channel: str, message: SlackMessage, thread: str | None, key: str):
+        if key in self._sent:
+            return self._sent[key]
+        await self.pacer.wait(channel)
+        try:
+            response = await self.client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread,
+                unfurl_links=False,
+                unfurl_media=False,
+                metadata={"event_type": EVENT_TYPE, "event_payload": {"key": key}},
+                **message.payload(),
+            )
+        except Exception as exc:
+            error = translate_error(exc, method="chat.postMessage", channel=channel)
+            if isinstance(error, RetryableError) and error.retry_after:
+                self.pacer.pause(error.retry_after, channel=channel)
+            raise error from exc
+        ts = str(response["ts"])
+        self._note(self._sent, key, ts)
+        return ts
+
+    async def _recover(self, channel: str, thread: str) -> None:
+        """Learn the keys already posted in `thread` (once per thread and process)."""
+        if thread in self._threads:
+            return
+        self._note(self._threads, thread, None)
+        try:
+            response = await self.client.conversations_replies(
+                channel=channel, ts=thread, include_all_metadata=True, limit=200
+            )
+        except Exception as exc:
+            log.warning("could not read Slack thread %s in %s to resume: %s", thread, channel, exc)
+            return
+        for message in response.get("messages") or []:
+            metadata = message.get("metadata") or {}
+            key = (metadata.get("event_payload") or {}).get("key")
+            if metadata.get("event_type") == EVENT_TYPE and isinstance(key, str):
+                self._note(self._sent, key, str(message["ts"]))
+
+    def _note(self, memory: OrderedDict, key: str, value: Any) -> None:
+        memory[key] = value
+        memory.move_to_end(key)
+        while len(memory) > self._remember:
+            memory.popitem(last=False)

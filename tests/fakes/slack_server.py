@@ -1,0 +1,412 @@
+"""A loopback Slack Web API: chat.postMessage, chat.update, reactions.add/remove, auth.test
+and conversations.replies, with Slack's auth errors and rate limits.
+
+Every request is checked against Slack's OpenAPI description (peers/slack-api-specs): the
+method must exist, its required parameters be present and no parameter be unknown, except
+the few the 2020 spec lacks (`metadata`, `include_all_metadata`; see peers/README.md). Every
+`blocks` value (a JSON string in a form body, a list in a JSON body) must parse and validate
+with slack-sdk's Block Kit models, 50 blocks at most. What is invalid is answered with
+`invalid_arguments` and listed in `problems`, which tests assert stays empty.
+
+Limits: chat.postMessage takes one message per channel per `per_channel_interval` seconds
+and `per_minute` messages a minute per workspace; past either it answers HTTP 429
+`ratelimited` with a Retry-After header, as Slack does. `fail` scripts the next answers of a
+method (5xx, Slack errors, 429s) before any real handling.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+from slack_sdk.models.blocks import Block
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the repository, as in CI
+WEB_OPENAPI = SHARED / "peers/slack-api-specs/web-api/slack_web_openapi_v2.json"
+SPEC_MISSING = {  # parameters Slack accepts that the frozen 2020 spec does not list
+    "chat.postMessage": {"metadata"},
+    "chat.update": {"metadata"},
+    "conversations.replies": {"include_all_metadata"},
+}
+REALLY_REQUIRED = {"conversations.replies": {"channel", "ts"}}  # the spec marks none required
+TEAM_ID, BOT_USER, BOT_ID = "T0WIRE0001", "U0WIRE0001", "B0WIRE0001"
+
+
+@functools.cache
+def web_methods() -> dict[str, tuple[set[str], set[str]]]:
+    """method → (parameter names, required parameter names), `token` left out."""
+    spec = json.loads(WEB_OPENAPI.read_text(encoding="utf-8"))
+    methods = {}
+    for path, operations in spec["paths"].items():
+        names: set[str] = set()
+        required: set[str] = set()
+        for operation in operations.values():
+            for param in operation.get("parameters", []):
+                if param["name"] == "token":
+                    continue
+                names.add(param["name"])
+                if param.get("required"):
+                    required.add(param["name"])
+        methods[path.lstrip("/")] = (names, required)
+    return methods
+
+
+@dataclass
+class Message:
+    """A message the fake holds: what was posted, and every later edit."""
+
+    channel: str
+    ts: str
+    text: str
+    blocks: list[dict[str, Any]]
+    thread_ts: str | None = None
+    metadata: dict[str, Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    edits: list[dict[str, Any]] = field(default_factory=list)
+    reactions: dict[str, set[str]] = field(default_factory=dict)
+
+    def as_api(self, *, with_metadata: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "message",
+            "user": BOT_USER,
+            "bot_id": BOT_ID,
+            "text": self.text,
+            "ts": self.ts,
+            "team": TEAM_ID,
+            "blocks": self.blocks,
+        }
+        if self.thread_ts:
+            out["thread_ts"] = self.thread_ts
+        if with_metadata and self.metadata:
+            out["metadata"] = self.metadata
+        return out
+
+
+@dataclass
+class Scripted:
+    method: str
+    status: int
+    error: str
+    retry_after: int | None
+
+
+@dataclass
+class Recorded:
+    method: str
+    params: dict[str, Any]
+    status: int
+    error: str | None
+
+
+class FakeSlack:
+    """Serves Slack's Web API under /api/ on 127.0.0.1; `url` is the base URL for clients."""
+
+    def __init__(
+        self,
+        *,
+        tokens: Iterable[str] = ("xoxb-wire-test",),
+        channels: Iterable[str] = ("C0WIRE0001", "C0WIRE0002"),
+        not_member: Iterable[str] = (),
+        per_channel_interval: float = 1.0,
+        per_minute: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.tokens = set(tokens)
+        self.channels = set(channels)
+        self.not_member = set(not_member)
+        self.per_channel_interval = per_channel_interval
+        self.per_minute = per_minute
+        self.clock = clock
+        self.messages: dict[str, list[Message]] = {}
+        self.requests: list[Recorded] = []
+        self.problems: list[str] = []
+        self._script: deque[Scripted] = deque()
+        self._last_post: dict[str, float] = {}
+        self._window: deque[float] = deque()
+        self._ts = 1_780_000_000
+        self._seq = 0
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    # ---- scripting and reading -------------------------------------------------------------
+    def fail(
+        self,
+        method: str,
+        *,
+        status: int = 200,
+        error: str = "internal_error",
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next `times` calls of `method` with `error` (HTTP `status`; a 429 with
+        `retry_after` carries the Retry-After header)."""
+        for _ in range(times):
+            self._script.append(Scripted(method, status, error, retry_after))
+
+    def thread(self, channel: str, ts: str) -> list[Message]:
+        """The parent `ts` in `channel` and its replies, in posting order."""
+        return [m for m in self.messages.get(channel, []) if m.ts == ts or m.thread_ts == ts]
+
+    def calls(self, method: str) -> list[Recorded]:
+        """The recorded calls of `method`, answered or not."""
+        return [r for r in self.requests if r.method == method]
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._handle)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}/api/"
+        return self.url
+
+    async def close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> FakeSlack:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # ---- HTTP ------------------------------------------------------------------------------
+    async def _params(self, request: web.Request) -> dict[str, Any]:
+        params: dict[str, Any] = dict(request.query)
+        raw = await request.read()
+        if not raw:
+            return params
+        if request.content_type == "application/json":
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                self.problems.append(f"{request.path}: JSON body is not an object")
+                return params
+            params.update(body)
+        else:
+            params.update(parse_qsl(raw.decode("utf-8"), keep_blank_values=True))
+        return params
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params = await self._params(request)
+        status, body, headers = self._answer(method, params, request.headers)
+        self.requests.append(Recorded(method, params, status, body.get("error")))
+        return web.json_response(body, status=status, headers=headers)
+
+    def _answer(self, method: str, params: dict[str, Any], headers) -> tuple[int, dict, dict]:
+        auth = headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else params.get("token")
+        if not token:
+            return 200, {"ok": False, "error": "not_authed"}, {}
+        if token not in self.tokens:
+            return 200, {"ok": False, "error": "invalid_auth"}, {}
+        if method not in web_methods():
+            return 404, {"ok": False, "error": "unknown_method"}, {}
+        problems = self._check(method, params)
+        if problems:
+            self.problems += problems
+            return 200, {"ok": False, "error": "invalid_arguments", "problems": problems}, {}
+        for scripted in self._script:
+            if scripted.method == method:
+                self._script.remove(scripted)
+                extra = (
+                    {}
+                    if scripted.retry_after is None
+                    else {"Retry-After": str(scripted.retry_after)}
+                )
+                return scripted.status, {"ok": False, "error": scripted.error}, extra
+        handler = getattr(self, "_" + method.replace(".", "_"), None)
+        if handler is None:
+            return 200, {"ok": False, "error": "not_implemented_in_fake"}, {}
+        return handler(params)
+
+    def _check(self, method: str, params: dict[str, Any]) -> list[str]:
+        names, required = web_methods()[method]
+        allowed = names | SPEC_MISSING.get(method, set()) | {"token"}
+        needed = required | REALLY_REQUIRED.get(method, set())
+        out = [f"{method}: missing required parameter {p!r}" for p in sorted(needed - set(params))]
+        out += [f"{method}: unknown parameter {p!r}" for p in sorted(set(params) - allowed)]
+        if "blocks" in params:
+            out += self._check_blocks(method, params["blocks"])
+        if "metadata" in params:
+            meta = params["metadata"]
+            meta = json.loads(meta) if isinstance(meta, str) else meta
+            if not (
+                isinstance(meta, dict)
+                and isinstance(meta.get("event_type"), str)
+                and isinstance(meta.get("event_payload"), dict)
+            ):
+                out.append(f"{method}: metadata needs event_type and event_payload: {meta!r}")
+        return out
+
+    @staticmethod
+    def _check_blocks(method: str, value: Any) -> list[str]:
+        try:
+            blocks = json.loads(value) if isinstance(value, str) else value
+        except ValueError:
+            return [f"{method}: blocks is not JSON"]
+        if not isinstance(blocks, list) or not 1 <= len(blocks) <= 50:
+            return [f"{method}: blocks must be a list of 1 to 50 blocks"]
+        out = []
+        for raw in blocks:
+            parsed = Block.parse(raw)
+            if parsed is None:
+                out.append(f"{method}: unknown block {raw!r:.80}")
+                continue
+            try:
+                parsed.validate_json()
+            except Exception as exc:
+                out.append(f"{method}: invalid block: {exc}")
+        return out
+
+    # ---- limits ----------------------------------------------------------------------------
+    def _limited(self, channel: str) -> int | None:
+        """Seconds to wait when a post to `channel` now would break a limit, else None."""
+        now = self.clock()
+        while self._window and self._window[0] <= now - 60:
+            self._window.popleft()
+        if len(self._window) >= self.per_minute:
+            return max(1, math.ceil(self._window[0] + 60 - now))
+        last = self._last_post.get(channel)
+        if last is not None and now - last < self.per_channel_interval:
+            return max(1, math.ceil(last + self.per_channel_interval - now))
+        self._window.append(now)
+        self._last_post[channel] = now
+        return None
+
+    def _channel_error(self, channel: str) -> str | None:
+        if channel in self.not_member:
+            return "not_in_channel"
+        return None if channel in self.channels else "channel_not_found"
+
+    def _next_ts(self) -> str:
+        self._seq += 1
+        return f"{self._ts + self._seq // 1_000_000}.{self._seq % 1_000_000:06d}"
+
+    def _find(self, channel: str, ts: str) -> Message | None:
+        return next((m for m in self.messages.get(channel, []) if m.ts == ts), None)
+
+    @staticmethod
+    def _decoded(params: dict[str, Any], name: str) -> Any:
+        value = params.get(name)
+        return (
+            json.loads(value)
+            if isinstance(value, str) and name in ("blocks", "metadata")
+            else value
+        )
+
+    # ---- methods ---------------------------------------------------------------------------
+    def _auth_test(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        return (
+            200,
+            {
+                "ok": True,
+                "url": "https://wire-test.slack.com/",
+                "team": "Wire Test",
+                "user": "wire",
+                "team_id": TEAM_ID,
+                "user_id": BOT_USER,
+                "bot_id": BOT_ID,
+            },
+            {},
+        )
+
+    def _chat_postMessage(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        channel = str(params["channel"])
+        error = self._channel_error(channel)
+        if error:
+            return 200, {"ok": False, "error": error}, {}
+        text = str(params.get("text") or "")
+        blocks = self._decoded(params, "blocks") or []
+        if not text and not blocks:
+            return 200, {"ok": False, "error": "no_text"}, {}
+        if len(text) > 40_000:
+            return 200, {"ok": False, "error": "msg_too_long"}, {}
+        wait = self._limited(channel)
+        if wait is not None:
+            return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(wait)}
+        thread_ts = params.get("thread_ts") or None
+        if thread_ts is not None and self._find(channel, str(thread_ts)) is None:
+            self.problems.append(
+                f"chat.postMessage: thread_ts {thread_ts} is no message in {channel}"
+            )
+        message = Message(
+            channel=channel,
+            ts=self._next_ts(),
+            text=text,
+            blocks=blocks,
+            thread_ts=thread_ts,
+            metadata=self._decoded(params, "metadata"),
+            params=params,
+        )
+        self.messages.setdefault(channel, []).append(message)
+        return (
+            200,
+            {"ok": True, "channel": channel, "ts": message.ts, "message": message.as_api()},
+            {},
+        )
+
+    def _chat_update(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        channel, ts = str(params["channel"]), str(params["ts"])
+        error = self._channel_error(channel)
+        if error:
+            return 200, {"ok": False, "error": error}, {}
+        message = self._find(channel, ts)
+        if message is None:
+            return 200, {"ok": False, "error": "message_not_found"}, {}
+        message.edits.append(params)
+        if "text" in params:
+            message.text = str(params["text"])
+        if "blocks" in params:
+            message.blocks = self._decoded(params, "blocks")
+        body = {
+            "ok": True,
+            "channel": channel,
+            "ts": ts,
+            "text": message.text,
+            "message": message.as_api(),
+        }
+        return 200, body, {}
+
+    def _reaction(self, params: dict[str, Any], *, add: bool) -> tuple[int, dict, dict]:
+        channel, ts = str(params.get("channel", "")), str(params.get("timestamp", ""))
+        message = self._find(channel, ts)
+        if message is None:
+            return 200, {"ok": False, "error": "message_not_found"}, {}
+        users = message.reactions.setdefault(str(params["name"]), set())
+        if add == (BOT_USER in users):
+            return 200, {"ok": False, "error": "already_reacted" if add else "no_reaction"}, {}
+        (users.add if add else users.discard)(BOT_USER)
+        return 200, {"ok": True}, {}
+
+    def _reactions_add(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        return self._reaction(params, add=True)
+
+    def _reactions_remove(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        return self._reaction(params, add=False)
+
+    def _conversations_replies(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        channel, ts = str(params["channel"]), str(params["ts"])
+        error = self._channel_error(channel)
+        if error:
+            return 200, {"ok": False, "error": error}, {}
+        found = self.thread(channel, ts)
+        if not found:
+            return 200, {"ok": False, "error": "thread_not_found"}, {}
+        with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
+        limit = int(params.get("limit") or 1000)
+        messages = [m.as_api(with_metadata=with_metadata) for m in found[:limit]]
+        return 200, {"ok": True, "messages": messages, "has_more": len(found) > limit}, {}
