@@ -23,6 +23,7 @@ from bot.discord.render import (
     thread_name,
     units,
 )
+from bot.discord.views import AckView, edit_arguments, parse_ack_custom_id
 from bot.parts import (
     AckMark,
     ActionItemPart,
@@ -349,3 +350,28 @@ def test_any_lengths_fit_discords_limits_and_keep_all_text(headline, lede, sente
             found = seen.find(flat(source), position)
             assert found >= 0, "text lost in splitting"
             position = found + len(flat(source))
+
+
+async def test_the_ack_view_is_persistent_and_matches_the_rendered_button():
+    item = story().action_items[0].model_copy(update={"urgency": "immediate"})
+    hot = story().model_copy(update={"action_items": (item,)})
+    part = item_part(hot, item.id, [AckMark("ana", datetime(2026, 5, 25, 10, tzinfo=UTC))])
+    view = AckView(item.id)
+    assert view.timeout is None and view.is_persistent()
+    rendered = render(part)[0]
+    components = view.to_components()
+    for row in components:
+        for button in row["components"]:
+            assert button.pop("disabled") is False
+    assert components == rendered["components"]
+    arguments = edit_arguments(part, oncall_role_id=ROLE)
+    embeds = [{k: v for k, v in e.to_dict().items() if k != "flags"} for e in arguments["embeds"]]
+    assert embeds == rendered["embeds"] and arguments["content"] is None
+    assert arguments["allowed_mentions"].to_dict() == {"parse": [], "roles": [ROLE]}
+    assert edit_arguments(item_part(story(), story().action_items[1].id))["view"] is None
+
+
+def test_ack_custom_ids_parse_back_to_their_item():
+    assert parse_ack_custom_id(ack_custom_id("item_6f82dc6cfd5194f5")) == "item_6f82dc6cfd5194f5"
+    for other in ("wire:ack:", "wire:ack:a b", "wire:snooze:item_1", "x" + ack_custom_id("i")):
+        assert parse_ack_custom_id(other) is None

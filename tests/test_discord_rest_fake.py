@@ -19,6 +19,7 @@ from aiohttp.test_utils import TestServer
 from discord.http import HTTPClient, MultipartParameters, Route
 
 from bot.discord.render import edit_payload, render, thread_name
+from bot.discord.views import GONE, ack_button
 from bot.parts import AckMark, ParentPart, ReminderPart, item_part, parts_of
 from digest.compose import compose
 from digest.model import Story
@@ -161,3 +162,110 @@ async def test_the_fake_refuses_what_discord_refuses(discord_api):
     fake.problems.clear()
     with pytest.raises(discord.NotFound):
         await send(http, "1", {"content": "nowhere"})
+
+
+def component_interaction(fake: FakeDiscord, message: dict, *, user_id: str) -> dict:
+    """An INTERACTION_CREATE for a press of the first button of `message`, as the gateway
+    delivers it (shape of Discord's documented component interaction)."""
+    interaction_id = fake.snowflake()
+    fake.expect_interaction(interaction_id, message["id"])
+    button = message["components"][0]["components"][0]
+    user = {
+        "id": user_id,
+        "username": "ana",
+        "discriminator": "0",
+        "global_name": "Ana",
+        "avatar": None,
+    }
+    return {
+        "id": interaction_id,
+        "application_id": BOT_ID,
+        "type": 3,
+        "token": "interaction-token",
+        "version": 1,
+        "guild_id": fake.guild_id,
+        "channel_id": message["channel_id"],
+        "channel": fake.channels[message["channel_id"]],
+        "member": {
+            "user": user,
+            "roles": [],
+            "joined_at": "2026-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "permissions": "0",
+        },
+        "data": {"custom_id": button["custom_id"], "component_type": 2},
+        "message": message,
+        "app_permissions": "0",
+        "attachment_size_limit": 10485760,
+        "locale": "en-US",
+        "guild_locale": "en-US",
+        "entitlements": [],
+        "authorizing_integration_owners": {"0": fake.guild_id},
+        "context": 0,
+    }
+
+
+async def until(condition, timeout: float = 5.0) -> None:
+    """Wait for work discord.py runs in its own tasks (a dispatched interaction)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_button_posted_before_a_restart_records_the_ack_and_edits_its_message(
+    discord_api,
+):
+    fake, http = discord_api
+    channel = fake.add_channel()
+    item = story().action_items[0].model_copy(update={"urgency": "immediate"})
+    hot = story().model_copy(update={"action_items": (item,)})
+    posted = await send(http, channel, render(item_part(hot, item.id))[0])
+    pressed: list[tuple[str, int, str]] = []
+
+    async def on_ack(item_id: str, user_id: int, user_name: str):
+        pressed.append((item_id, user_id, user_name))
+        mark = AckMark(user_name=user_name, acked_at=datetime(2026, 5, 25, 10, 5, tzinfo=UTC))
+        return item_part(hot, item_id, [mark]) if item_id == item.id else None
+
+    client = discord.Client(intents=discord.Intents.none())  # a fresh process: no views kept
+    client.add_dynamic_items(ack_button(on_ack, oncall_role_id=ROLE))
+    await client.login(fake.token)
+    try:
+        client._connection.parse_interaction_create(
+            component_interaction(fake, posted, user_id="1300000000000000001")
+        )
+        await until(lambda: fake.callbacks)
+        gone = dict(
+            posted,
+            components=[
+                {
+                    "type": 1,
+                    "components": [
+                        dict(
+                            posted["components"][0]["components"][0], custom_id="wire:ack:item_gone"
+                        )
+                    ],
+                }
+            ],
+        )
+        client._connection.parse_interaction_create(
+            component_interaction(fake, gone, user_id="1300000000000000002")
+        )
+        await until(lambda: len(fake.callbacks) == 2)
+    finally:
+        await client.close()
+    assert pressed == [
+        (item.id, 1300000000000000001, "Ana"),
+        ("item_gone", 1300000000000000002, "Ana"),
+    ]
+    update, refusal = fake.callbacks
+    assert update["type"] == 7
+    assert update["data"]["allowed_mentions"] == {"parse": [], "roles": [ROLE]}
+    edited = fake.messages[posted["id"]]
+    assert edited["embeds"][0]["footer"]["text"] == "✓ Acknowledged by Ana (2026-05-25 10:05 UTC)"
+    assert edited["components"][0]["components"][0]["custom_id"] == f"wire:ack:{item.id}"
+    assert refusal["type"] == 4 and refusal["data"]["flags"] == 64
+    assert refusal["data"]["content"] == GONE

@@ -46,8 +46,20 @@ BOT_ID = "1100000000000000001"
 
 @functools.cache
 def spec() -> dict[str, Any]:
-    """Discord's OpenAPI description, loaded once."""
-    return json.loads(SPEC.read_text(encoding="utf-8"))
+    """Discord's OpenAPI description, loaded once.
+
+    One correction: the description types a snowflake as a decimal string only, but Discord
+    also takes a JSON integer (discord.py sends `allowed_mentions.roles` as integers), so a
+    snowflake may be either here, still non-negative and decimal.
+    """
+    loaded = json.loads(SPEC.read_text(encoding="utf-8"))
+    loaded["components"]["schemas"]["SnowflakeType"] = {
+        "oneOf": [
+            {"type": "string", "pattern": "^(0|[1-9][0-9]*)$"},
+            {"type": "integer", "minimum": 0, "maximum": 2**64 - 1},
+        ]
+    }
+    return loaded
 
 
 @functools.cache
@@ -157,7 +169,20 @@ class FakeDiscord:
     def add_channel(self, name: str = "wire") -> str:
         """A guild text channel; returns its id."""
         channel_id = self.snowflake()
-        self.channels[channel_id] = {"id": channel_id, "type": 0, "name": name, "parent_id": None}
+        self.channels[channel_id] = {
+            "id": channel_id,
+            "type": 0,
+            "guild_id": self.guild_id,
+            "name": name,
+            "position": len(self.channels),
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "rate_limit_per_user": 0,
+            "last_message_id": None,
+            "flags": 0,
+        }
         return channel_id
 
     def script_429(self, route: str, *retry_after: float, is_global: bool = False) -> None:
@@ -176,6 +201,7 @@ class FakeDiscord:
         app = web.Application(middlewares=[self._limits_middleware])
         api = "/api/v10"
         app.router.add_get(f"{api}/users/@me", self._me)
+        app.router.add_get(f"{api}/oauth2/applications/@me", self._application)
         app.router.add_post(f"{api}/channels/{{channel_id}}/messages", self._create)
         app.router.add_patch(f"{api}/channels/{{channel_id}}/messages/{{message_id}}", self._edit)
         app.router.add_post(
@@ -307,6 +333,23 @@ class FakeDiscord:
 
     async def _me(self, request: web.Request) -> web.Response:
         return _json(self._bot_user())
+
+    async def _application(self, request: web.Request) -> web.Response:
+        owner = {**self._bot_user(), "id": "1100000000000000002", "username": "owner", "bot": False}
+        application = {
+            "id": BOT_ID,
+            "name": "The Wire",
+            "description": "",
+            "icon": None,
+            "bot_public": False,
+            "bot_require_code_grant": False,
+            "owner": owner,
+            "team": None,
+            "verify_key": "0" * 64,
+            "flags": 0,
+            "bot": self._bot_user(),
+        }
+        return _json(application)
 
     def _bot_user(self) -> dict[str, Any]:
         return {
