@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from difflib import get_close_matches
 
 from bot import grammar as g
 from bot.escalate import acknowledge, with_unacknowledged
@@ -25,16 +24,14 @@ from bot.replies import (
     duration,
     help_text,
     rejected,
-    unknown_project,
-    unknown_topic,
     when,
 )
 from bot.store import Store
-from digest.config import Project, WireConfig, topic_key
+from bot.targets import Names
+from digest.config import WireConfig
 from digest.errors import WireError
 
 log = logging.getLogger(__name__)
-Resolved = tuple[str | None, str | None]  # (repo, canonical topic name)
 
 
 class Commands:
@@ -54,6 +51,7 @@ class Commands:
         self.options = options
         self.source_for = source_for
         self.platforms = platforms if platforms is not None else {}
+        self.names = Names(config)
 
     async def handle(self, text: str, *, context: Context) -> Reply:
         """Answer one command typed by `context.user_name` in `context.channel`."""
@@ -87,68 +85,6 @@ class Commands:
                 return await self.ack(command, ctx)
         return rejected("that command is not understood", g.USAGE["help"])
 
-    # ------------------------------------------------------------ resolving names
-
-    def _names(self) -> dict[str, Project]:
-        return {
-            name.lower(): p for p in self.config.projects for name in (p.repo, p.name, *p.aliases)
-        }
-
-    def _project(self, token: str) -> Project | Reply:
-        found = self.config.resolve_repo(token)
-        if found is not None:
-            return found
-        names = self._names()
-        close = get_close_matches(token.lower(), list(names), n=3, cutoff=0.5)
-        known = [p.aliases[0] if p.aliases else p.repo for p in self.config.projects]
-        return unknown_project(token, close=close, known=known)
-
-    def _topic(self, token: str, project: Project | None) -> str | Reply:
-        projects = [project] if project else list(self.config.projects)
-        for p in projects:
-            rule = p.topic_for_key(topic_key(token))
-            if rule is not None:
-                return rule.name
-        known = self.config.known_topics(project.repo if project else None)
-        by_lower = {k.lower(): k for k in known}
-        close = [by_lower[c] for c in get_close_matches(token.lower(), list(by_lower), n=3)]
-        return unknown_topic(
-            token, close=close, known=known, where=project.name if project else "any project"
-        )
-
-    def _resolve(self, target: g.Target) -> Resolved | Reply:
-        project = None
-        if target.project is not None:
-            found = self._project(target.project)
-            if isinstance(found, Reply):
-                return found
-            project = found
-        topic = None
-        if target.topic is not None:
-            named = self._topic(target.topic, project)
-            if isinstance(named, Reply):
-                return named
-            topic = named
-        return (project.repo if project else None, topic)
-
-    def _describe(self, repo: str | None, topic: str | None) -> str:
-        name = self.config.project(repo).name if repo else None
-        if name and topic:
-            return f"{name} topic:{topic}"
-        return name or f"topic:{topic}"
-
-    def _excludes(self, excludes: tuple[str, ...]) -> tuple[str, ...] | Reply:
-        result = []
-        for exclude in excludes:
-            kind, _, value = exclude.partition(":")
-            if kind == "topic":
-                named = self._topic(value, None)
-                if isinstance(named, Reply):
-                    return named
-                value = named
-            result.append(f"{kind}:{value}")
-        return tuple(dict.fromkeys(result))
-
     # ------------------------------------------------------------ handlers
 
     def _where(self, ctx: Context) -> dict[str, str]:
@@ -156,8 +92,8 @@ class Commands:
 
     async def subscribe(self, command: g.Subscribe, ctx: Context) -> Reply:
         """Subscribe the channel to each target; twice is a no-op that says so."""
-        resolved = [self._resolve(t) for t in command.targets]
-        excludes = self._excludes(command.excludes)
+        resolved = [self.names.resolve(t) for t in command.targets]
+        excludes = self.names.excludes(command.excludes)
         for found in [*resolved, excludes]:
             if isinstance(found, Reply):
                 return found
@@ -171,7 +107,7 @@ class Commands:
                 excludes=excludes,
                 created_by=ctx.user_name or ctx.user_id,
             )
-            name = self._describe(repo, topic)
+            name = self.names.describe(repo, topic)
             but = f" (excluding {', '.join(excludes)})" if excludes else ""
             if created:
                 lines.append(f"Subscribed this channel to {name}{but}.")
@@ -200,11 +136,11 @@ class Commands:
             )
         lines = []
         for target in command.targets:
-            found = self._resolve(target)
+            found = self.names.resolve(target)
             if isinstance(found, Reply):
                 return found
             repo, topic = found
-            name = self._describe(repo, topic)
+            name = self.names.describe(repo, topic)
             if await self.store.subscriptions.remove(**self._where(ctx), repo=repo, topic=topic):
                 lines.append(f"Unsubscribed this channel from {name}.")
             else:
@@ -221,7 +157,7 @@ class Commands:
         for sub in subs:
             but = f" (excluding {', '.join(sub.excludes)})" if sub.excludes else ""
             lines.append(
-                f"• {self._describe(sub.repo, sub.topic)}{but} — by {sub.created_by or 'unknown'}"
+                f"• {self.names.describe(sub.repo, sub.topic)}{but} — by {sub.created_by or 'unknown'}"
                 f" on {when(sub.created_at)}"
             )
         cron = settings.schedule or self.options.default_cron
@@ -241,7 +177,7 @@ class Commands:
     def topics(self, command: g.Topics) -> Reply:
         """The topics of one project, or of every project."""
         if command.project is not None:
-            found = self._project(command.project)
+            found = self.names.project(command.project)
             if isinstance(found, Reply):
                 return found
             projects = [found]
@@ -266,8 +202,8 @@ class Commands:
         if window is None:
             return Reply(text="Nothing to preview: the last digest ends now.")
         if command.target is not None:
-            found = self._resolve(command.target)
-            excludes = self._excludes(command.excludes)
+            found = self.names.resolve(command.target)
+            excludes = self.names.excludes(command.excludes)
             for checked in (found, excludes):
                 if isinstance(checked, Reply):
                     return checked
