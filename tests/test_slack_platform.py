@@ -25,7 +25,7 @@ from tests.fakes.slack_server import FakeSlack
 
 TOKEN = "xoxb-wire-test"
 CHANNEL = "C0WIRE0001"
-GAP = 0.05  # the fake's per-channel limit (our pacing: twice that), shortened for tests
+GAP = 0.05  # the fake's per-channel limit and our pacing, shortened for tests
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ async def slack() -> AsyncIterator[FakeSlack]:
 
 def platform_for(slack: FakeSlack, *, token: str = TOKEN, **client_kwargs) -> SlackPlatform:
     client = AsyncWebClient(token=token, base_url=slack.url, **client_kwargs)
-    return SlackPlatform(client, pacer=Pacer(per_channel_interval=2 * GAP))
+    return SlackPlatform(client, pacer=Pacer(per_channel_interval=GAP))
 
 
 async def post_story(platform: SlackPlatform, story: Story, *, delivery: str = "d1") -> list[str]:

@@ -5,8 +5,8 @@ tolerated) and a few hundred per minute per workspace; past that it answers HTTP
 Retry-After. Pacing keeps us under both so a fan-out to many channels does not spend its
 time being refused:
 
-- per channel, consecutive posts are spaced `per_channel_interval` seconds apart, in the
-  order they asked (one FIFO lock per channel);
+- per channel, a message goes `per_channel_interval` seconds after Slack answered the
+  previous one, in the order they asked (one FIFO lock per channel, held while sending);
 - per workspace, a token bucket refills `per_minute` tokens a minute and holds `burst`
   (the generic cell rate algorithm: one "theoretical arrival time"), charged when a message
   actually goes, so a channel's wait never uses up other channels' budget.
@@ -17,8 +17,9 @@ The clock and the sleep are injectable for tests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 _EPSILON = 1e-9  # float noise in the bucket's arithmetic is not a wait
 
@@ -54,19 +55,30 @@ class Pacer:
         self._tat = max(self._tat, start) + self._emission
         return start - now if start - now > _EPSILON else 0.0
 
-    async def wait(self, channel: str | None = None) -> None:
-        """Wait until a message may go to `channel` (when given: one a second there, in
-        order of asking) and the workspace budget allows it."""
-        if channel is None:
-            await self._sleep_for(self.reserve())
-            return
+    @contextlib.asynccontextmanager
+    async def slot(self, channel: str) -> AsyncIterator[None]:
+        """Hold the next slot of `channel` while sending: enter once the channel's last
+        message is `per_channel_interval` old (in order of asking) and the workspace budget
+        allows; the interval counts from when the block is left, i.e. from Slack's answer,
+        so network delays never squeeze two messages closer than the interval."""
         lock = self._locks.setdefault(channel, asyncio.Lock())
         async with lock:
             await self._sleep_for(self._next.get(channel, 0.0) - self._clock())
             await self._sleep_for(self.reserve())
-            self._next[channel] = self._clock() + self.per_channel_interval
+            try:
+                yield
+            finally:
+                self._next[channel] = self._clock() + self.per_channel_interval
         if len(self._next) > 4096:
             self._forget()
+
+    async def wait(self, channel: str | None = None) -> None:
+        """Wait until a message may go (to `channel`, when given; see `slot`)."""
+        if channel is None:
+            await self._sleep_for(self.reserve())
+            return
+        async with self.slot(channel):
+            pass
 
     async def _sleep_for(self, seconds: float) -> None:
         if seconds > 0:

@@ -170,16 +170,16 @@ class SlackPlatform:
     async def _send(self, channel: str, message: SlackMessage, thread: str | None, key: str):
         if key in self._sent:
             return self._sent[key]
-        await self.pacer.wait(channel)
         try:
-            response = await self.client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread,
-                unfurl_links=False,
-                unfurl_media=False,
-                metadata={"event_type": EVENT_TYPE, "event_payload": {"key": key}},
-                **message.payload(),
-            )
+            async with self.pacer.slot(channel):
+                response = await self.client.chat_postMessage(
+                    channel=channel,
+                    thread_ts=thread,
+                    unfurl_links=False,
+                    unfurl_media=False,
+                    metadata={"event_type": EVENT_TYPE, "event_payload": {"key": key}},
+                    **message.payload(),
+                )
         except Exception as exc:
             error = translate_error(exc, method="chat.postMessage", channel=channel)
             if isinstance(error, RetryableError) and error.retry_after:
