@@ -31,15 +31,17 @@ import random
 import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot.errors import LeaseLostError, PermanentError, RetryableError
 from bot.parts import AckMark, item_id_of, item_part, parts_of, reminder_part
 from bot.platform import Platform
 from bot.settings import DeliverySettings
-from bot.store import Claim, DeliveryInfo, Store, check_failure, utcnow
+from bot.store import Claim, DeliveryInfo, PostedPart, Store, check_failure, utcnow
+from digest.model import Story
 
 log = logging.getLogger("wire.deliver")
+STORY_CACHE = 256  # stories kept parsed by a worker (a story never changes under its id)
 
 
 @dataclass
@@ -99,19 +101,18 @@ class Worker:
         self.settings = settings or DeliverySettings()
         self.worker_id = worker_id or default_worker_id()
         self._rng = rng or random.Random()
+        self._stories: dict[str, Story] = {}
 
     async def run_once(self, *, stop: asyncio.Event | None = None) -> Summary:
         """Deliver everything due now (claiming in batches) and return what happened."""
         stop = stop or asyncio.Event()
         total = Summary()
         limit = asyncio.Semaphore(self.settings.workers)
-
-        async def one(claim: Claim) -> Summary:
-            async with limit:
-                return await self.deliver(claim, stop=stop)
+        deliveries = self.store.deliveries
 
         while not stop.is_set():
-            claims = await self.store.deliveries.claim_due(
+            claimed_at = utcnow()
+            claims = await deliveries.claim_due(
                 worker_id=self.worker_id,
                 limit=self.settings.batch_size,
                 lease=self.settings.lease,
@@ -119,9 +120,24 @@ class Worker:
             )
             if not claims:
                 break
-            for result in await asyncio.gather(*(one(claim) for claim in claims)):
+            posted = await deliveries.posted_parts_of([claim.id for claim in claims])
+            results = await asyncio.gather(
+                *(self._limited(limit, c, stop, posted[c.id], claimed_at) for c in claims)
+            )
+            for result in results:
                 total += result
         return total
+
+    async def _limited(
+        self,
+        limit: asyncio.Semaphore,
+        claim: Claim,
+        stop: asyncio.Event,
+        posted: list[PostedPart],
+        claimed_at: datetime,
+    ) -> Summary:
+        async with limit:
+            return await self.deliver(claim, stop=stop, posted=posted, claimed_at=claimed_at)
 
     async def run_forever(self, stop: asyncio.Event) -> Summary:
         """Poll the outbox until `stop` is set; returns the totals."""
@@ -134,23 +150,48 @@ class Worker:
                     await asyncio.wait_for(stop.wait(), timeout=self.settings.poll_interval)
         return total
 
-    async def deliver(self, claim: Claim, *, stop: asyncio.Event | None = None) -> Summary:
-        """Post the missing parts of one claimed delivery, then settle it."""
+    async def _story(self, story_id: str) -> Story | None:
+        story = self._stories.get(story_id)
+        if story is None:
+            story = await self.store.stories.get(story_id)
+            if story is not None:
+                if len(self._stories) >= STORY_CACHE:
+                    self._stories.pop(next(iter(self._stories)))
+                self._stories[story_id] = story
+        return story
+
+    async def deliver(
+        self,
+        claim: Claim,
+        *,
+        stop: asyncio.Event | None = None,
+        posted: list[PostedPart] | None = None,
+        claimed_at: datetime | None = None,
+    ) -> Summary:
+        """Post the parts of one claimed delivery not yet recorded, then settle it.
+
+        `posted` (the parts already recorded) and `claimed_at` save a query and a lease
+        renewal when the caller knows them. The last part's record also marks the delivery
+        delivered; the lease is renewed with a part's record once half of it has passed.
+        """
         done = Summary(claimed=1)
         deliveries = self.store.deliveries
-        story = await self.store.stories.get(claim.story_id)
+        story = await self._story(claim.story_id)
         reason = f"story {claim.story_id} is missing" if story is None else check_failure(story)
         if story is None or reason is not None:
-            await deliveries.dead_letter(claim.id, worker_id=self.worker_id, error=str(reason))
+            await self._dead(claim, str(reason))
             done.dead = 1
             return done
         platform = self.platforms[claim.platform]
-        posted = {p.part_index: p.message_id for p in await deliveries.posted_parts(claim.id)}
-        parent = posted.get(0)
+        if posted is None:
+            posted = await deliveries.posted_parts(claim.id)
+        recorded = {p.part_index: p.message_id for p in posted}
+        parent = recorded.get(0)
+        missing = [part for part in parts_of(story) if part.index not in recorded]
+        half = self.settings.lease / 2
+        renew_at = (claimed_at + half) if claimed_at is not None else utcnow()
         try:
-            for part in parts_of(story):
-                if part.index in posted:
-                    continue
+            for part in missing:
                 if stop is not None and stop.is_set():
                     await deliveries.release(claim.id, worker_id=self.worker_id)
                     done.released = 1
@@ -159,6 +200,7 @@ class Worker:
                 message_id = await platform.post(
                     claim.channel, part, thread, key=part_key(claim.id, part.index)
                 )
+                renew = utcnow() >= renew_at
                 await deliveries.record_part(
                     claim.id,
                     worker_id=self.worker_id,
@@ -166,12 +208,16 @@ class Worker:
                     message_id=message_id,
                     thread_id=thread,
                     item_id=item_id_of(part),
-                    lease=self.settings.lease,
+                    lease=self.settings.lease if renew else None,
+                    last=part is missing[-1],
                 )
+                if renew:
+                    renew_at = utcnow() + half
                 done.parts_posted += 1
                 if part.index == 0:
                     parent = message_id
-            await deliveries.finish(claim.id, worker_id=self.worker_id)
+            if not missing:
+                await deliveries.finish(claim.id, worker_id=self.worker_id)
             done.delivered = 1
         except LeaseLostError as exc:
             log.warning("%s", exc)

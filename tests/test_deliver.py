@@ -40,8 +40,10 @@ class RecordingPlatform:
     updates: list[tuple[str, str, Part]] = field(default_factory=list)
     after_post: asyncio.Event | None = None
     stop_after: int | None = None
+    delay: float = 0.0
 
     async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
+        await asyncio.sleep(self.delay)
         if self.failures:
             raise self.failures.pop(0)
         for earlier in self.posts:
@@ -231,7 +233,7 @@ async def test_rows_of_other_platforms_are_left_alone(store: Store) -> None:
 
 async def test_two_workers_post_every_part_exactly_once(database_url: str) -> None:
     stores = [Store.from_url(database_url), Store.from_url(database_url)]
-    chat = RecordingPlatform()
+    chat = RecordingPlatform(delay=0.002)  # slow enough that both workers get rows
     try:
         for n in range(30):
             await enqueue(stores[0], 100 + n)

@@ -121,7 +121,7 @@ async def test_two_workers_on_two_engines_never_claim_the_same_row(database_url:
                 worker_id=worker_id, limit=7, lease=LEASE
             ):
                 claimed += [c.id for c in batch]
-                await asyncio.sleep(0)
+                await asyncio.sleep(0.002)  # give the other worker its turn
             return claimed
 
         a, b = await asyncio.gather(drain(stores[0], "a"), drain(stores[1], "b"))

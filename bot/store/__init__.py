@@ -6,7 +6,7 @@
     await store.close()
 
 Each repository (`subscriptions`, `channels`, `stories`, `deliveries`, `listing`, `acks`)
-opens one short transaction per call and returns frozen records from `bot.store.records`.
+opens one short transaction per call (through `Store.db`, see `bot.store.database`) and returns frozen records from `bot.store.records`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.acks import Acks
 from bot.store.channels import Channels
+from bot.store.database import Database
 from bot.store.deliveries import Deliveries, check_failure
 from bot.store.engine import make_engine, parse_url, upgrade_database
 from bot.store.listing import DeliveryListing
@@ -58,12 +59,13 @@ class Store:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.subscriptions = Subscriptions(engine)
-        self.channels = Channels(engine)
-        self.stories = Stories(engine)
-        self.deliveries = Deliveries(engine)
-        self.listing = DeliveryListing(engine)
-        self.acks = Acks(engine)
+        self.db = Database(engine)
+        self.subscriptions = Subscriptions(self.db)
+        self.channels = Channels(self.db)
+        self.stories = Stories(self.db)
+        self.deliveries = Deliveries(self.db)
+        self.listing = DeliveryListing(self.db)
+        self.acks = Acks(self.db)
 
     @classmethod
     def from_url(cls, url: str | URL, *, pool_size: int = 5) -> Store:
@@ -76,8 +78,8 @@ class Store:
         return self.engine.dialect.name
 
     async def close(self) -> None:
-        """Close every pooled connection."""
-        await self.engine.dispose()
+        """Close every connection."""
+        await self.db.close()
 
     async def __aenter__(self) -> Store:
         return self

@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import exists, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.records import Ack, AckResult, ItemMessage
 from bot.store.tables import AckRow as A
@@ -41,14 +42,14 @@ async def _acks_on(conn: AsyncConnection, item_id: str, channel: str) -> tuple[A
 class Acks:
     """Record acks (once per user), find an item's message, and remember reminders sent."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def record(
         self, item_id: str, *, platform: str, channel: str, user_id: str, user_name: str
     ) -> AckResult:
         """Record that `user_id` acknowledged `item_id` in `channel`; idempotent per user."""
-        insert = insert_for(self._engine)
+        insert = insert_for(self._db.engine)
         statement = insert(A).values(
             item_id=item_id,
             platform=platform,
@@ -60,14 +61,14 @@ class Acks:
         statement = statement.on_conflict_do_nothing(
             index_elements=["item_id", "channel", "user_id"]
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             new = (await conn.execute(statement)).rowcount == 1
             acks = await _acks_on(conn, item_id, channel)
         return AckResult(new=new, acks=acks)
 
     async def for_item(self, item_id: str, *, channel: str) -> tuple[Ack, ...]:
         """Every ack of `item_id` in `channel`, oldest first."""
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             return await _acks_on(conn, item_id, channel)
 
     async def find_item_message(
@@ -81,7 +82,7 @@ class Acks:
             .order_by(P.posted_at.desc(), P.id.desc())
             .limit(1)
         )
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             row = (await conn.execute(query)).one_or_none()
         return None if row is None else ItemMessage(**row._asdict())
 
@@ -99,16 +100,16 @@ class Acks:
         )
         if posted_after is not None:
             query = query.where(P.posted_at >= posted_after)
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             return [ItemMessage(**row._asdict()) for row in await conn.execute(query)]
 
     async def record_reminder(self, item_id: str, *, channel: str) -> bool:
         """Remember that a reminder for `item_id` went to `channel`; False if one already had."""
-        insert = insert_for(self._engine)
+        insert = insert_for(self._db.engine)
         statement = (
             insert(R)
             .values(item_id=item_id, channel=channel, sent_at=utcnow())
             .on_conflict_do_nothing(index_elements=["item_id", "channel"])
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             return (await conn.execute(statement)).rowcount == 1

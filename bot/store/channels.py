@@ -6,8 +6,8 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, select
-from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.records import ChannelSettings
 from bot.store.tables import ChannelSettingsRow as C
@@ -22,13 +22,13 @@ def _record(row: Row) -> ChannelSettings:
 class Channels:
     """Read and update channel settings; a channel never set reads as all defaults (None)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def get(self, *, platform: str, workspace: str, channel: str) -> ChannelSettings:
         """The channel's settings; None fields mean the service defaults apply."""
         key = (C.platform == platform) & (C.workspace == workspace) & (C.channel == channel)
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             row = (await conn.execute(select(C.__table__).where(key))).one_or_none()
         if row is None:
             return ChannelSettings(platform=platform, workspace=workspace, channel=channel)
@@ -56,7 +56,7 @@ class Channels:
             )
             if value is not _UNSET
         }
-        insert = insert_for(self._engine)
+        insert = insert_for(self._db.engine)
         statement = insert(C).values(
             platform=platform, workspace=workspace, channel=channel, **given
         )
@@ -66,7 +66,7 @@ class Channels:
             )
         else:
             statement = statement.on_conflict_do_nothing()
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             await conn.execute(statement)
         return await self.get(platform=platform, workspace=workspace, channel=channel)
 
@@ -86,5 +86,5 @@ class Channels:
     async def list(self) -> list[ChannelSettings]:
         """Every channel that has settings."""
         query = select(C.__table__).order_by(C.platform, C.workspace, C.channel)
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             return [_record(row) for row in await conn.execute(query)]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import and_, bindparam, or_, select, update
 
 from bot.errors import LeaseLostError, UnknownDeliveryError
+from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.records import Claim, Enqueued, PostedPart
 from bot.store.stories import save_story_on
@@ -34,8 +34,25 @@ def check_failure(story: Story) -> str | None:
 class Deliveries:
     """The outbox rows and the parts posted for them."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        # The statements of the hot path are built once: each part costs one transaction.
+        mine = update(D).where(
+            (D.id == bindparam("did"))
+            & (D.claimed_by == bindparam("wid"))
+            & (D.state == "in_progress")
+        )
+        self._insert_part = insert_for(db.engine)(P).on_conflict_do_nothing(
+            index_elements=["delivery_id", "part_index"]
+        )
+        self._renew = mine.values(claimed_until=bindparam("until"))
+        self._deliver = mine.values(
+            state="delivered",
+            delivered_at=bindparam("at"),
+            last_error=None,
+            claimed_by=None,
+            claimed_until=None,
+        )
 
     async def enqueue(
         self, story: Story, *, platform: str, workspace: str, channel: str
@@ -48,7 +65,7 @@ class Deliveries:
         """
         failure = check_failure(story)
         now = utcnow()
-        insert = insert_for(self._engine)
+        insert = insert_for(self._db.engine)
         statement = insert(D).values(
             story_id=story.id,
             platform=platform,
@@ -64,7 +81,7 @@ class Deliveries:
             index_elements=["story_id", "platform", "channel"]
         )
         key = (D.story_id == story.id) & (D.platform == platform) & (D.channel == channel)
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             await save_story_on(conn, story)
             created = (await conn.execute(statement)).rowcount == 1
             row = (await conn.execute(select(D.id, D.state).where(key))).one()
@@ -107,20 +124,28 @@ class Deliveries:
             )
             .returning(D.id, D.story_id, D.platform, D.workspace, D.channel, D.attempts)
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             rows = (await conn.execute(statement)).all()
         claims = [Claim(**row._asdict()) for row in rows]
         return sorted(claims, key=lambda claim: claim.id)
 
     async def posted_parts(self, delivery_id: int) -> list[PostedPart]:
         """The parts already posted for a delivery, by index."""
+        return (await self.posted_parts_of([delivery_id]))[delivery_id]
+
+    async def posted_parts_of(self, delivery_ids: Collection[int]) -> dict[int, list[PostedPart]]:
+        """The parts already posted for each of several deliveries (one query), by index."""
         query = (
-            select(P.part_index, P.message_id, P.thread_id, P.item_id, P.posted_at)
-            .where(P.delivery_id == delivery_id)
-            .order_by(P.part_index)
+            select(P.delivery_id, P.part_index, P.message_id, P.thread_id, P.item_id, P.posted_at)
+            .where(P.delivery_id.in_(list(delivery_ids)))
+            .order_by(P.delivery_id, P.part_index)
         )
-        async with self._engine.connect() as conn:
-            return [PostedPart(**row._asdict()) for row in await conn.execute(query)]
+        found: dict[int, list[PostedPart]] = {delivery_id: [] for delivery_id in delivery_ids}
+        async with self._db.read() as conn:
+            for row in await conn.execute(query):
+                values = row._asdict()
+                found[values.pop("delivery_id")].append(PostedPart(**values))
+        return found
 
     async def record_part(
         self,
@@ -131,16 +156,17 @@ class Deliveries:
         message_id: str,
         thread_id: str | None,
         item_id: str | None = None,
-        lease: timedelta,
+        lease: timedelta | None = None,
+        last: bool = False,
     ) -> None:
-        """Record a posted part and extend the worker's lease, in one transaction.
+        """Record a posted part in its own transaction; with `lease`, extend the worker's
+        claim to now + lease; with `last`, also mark the delivery delivered.
 
-        The part is recorded even when the lease was lost (it *was* posted); the worker
-        then gets `LeaseLostError` and must stop working on this delivery.
+        The part is recorded even when the claim was lost (it *was* posted); when renewing
+        or finishing finds the claim gone, the worker gets `LeaseLostError` and must stop.
         """
         now = utcnow()
-        insert = insert_for(self._engine)
-        part = insert(P).values(
+        part = dict(
             delivery_id=delivery_id,
             part_index=part_index,
             message_id=message_id,
@@ -148,12 +174,14 @@ class Deliveries:
             item_id=item_id,
             posted_at=now,
         )
-        renew = self._mine(delivery_id, worker_id).values(claimed_until=now + lease)
-        async with self._engine.begin() as conn:
-            await conn.execute(
-                part.on_conflict_do_nothing(index_elements=["delivery_id", "part_index"])
-            )
-            held = (await conn.execute(renew)).rowcount == 1
+        claim = None
+        if last:
+            claim = (self._deliver, {"did": delivery_id, "wid": worker_id, "at": now})
+        elif lease is not None:
+            claim = (self._renew, {"did": delivery_id, "wid": worker_id, "until": now + lease})
+        async with self._db.begin() as conn:
+            await conn.execute(self._insert_part, part)
+            held = claim is None or (await conn.execute(*claim)).rowcount == 1
         if not held:
             raise LeaseLostError(delivery_id, worker_id)
 
@@ -192,7 +220,7 @@ class Deliveries:
             .where(D.id == delivery_id)
             .values(state="dead", last_error=error, claimed_by=None, claimed_until=None)
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             if (await conn.execute(statement)).rowcount != 1:
                 raise UnknownDeliveryError(delivery_id)
 
@@ -210,7 +238,7 @@ class Deliveries:
                 claimed_until=None,
             )
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             if (await conn.execute(statement)).rowcount != 1:
                 raise UnknownDeliveryError(delivery_id)
 
@@ -223,7 +251,7 @@ class Deliveries:
         statement = self._mine(delivery_id, worker_id).values(
             claimed_by=None, claimed_until=None, **values
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             settled = (await conn.execute(statement)).rowcount == 1
         if not settled:
             raise LeaseLostError(delivery_id, worker_id)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from sqlalchemy import Row, func, select
-from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.store.database import Database
 from bot.store.records import DeliveryInfo
 from bot.store.tables import DELIVERY_STATES, StoryRow
 from bot.store.tables import DeliveryRow as D
@@ -29,8 +29,8 @@ def _info(row: Row) -> DeliveryInfo:
 class DeliveryListing:
     """Deliveries with their story's headline and how many parts are posted."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def _query(self):
         posted = (
@@ -75,18 +75,18 @@ class DeliveryListing:
             query = query.where(D.platform == platform)
         if channel is not None:
             query = query.where(D.channel == channel)
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             return [_info(row) for row in await conn.execute(query)]
 
     async def get(self, delivery_id: int) -> DeliveryInfo | None:
         """One delivery, or None."""
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             row = (await conn.execute(self._query().where(D.id == delivery_id))).one_or_none()
         return None if row is None else _info(row)
 
     async def counts(self) -> dict[str, int]:
         """How many deliveries are in each state (every state is present, maybe with 0)."""
         query = select(D.state, func.count()).group_by(D.state)
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             found = {state: count for state, count in await conn.execute(query)}
         return {state: found.get(state, 0) for state in DELIVERY_STATES}

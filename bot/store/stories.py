@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.tables import StoryRow
 from bot.store.types import utcnow
@@ -24,17 +25,17 @@ async def save_story_on(conn: AsyncConnection, story: Story) -> None:
 class Stories:
     """Save and load composed stories (ids are stable hashes, so saving twice is a no-op)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def save(self, story: Story) -> None:
         """Keep `story`; a story with the same id is already the same story."""
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             await save_story_on(conn, story)
 
     async def get(self, story_id: str) -> Story | None:
         """The story with `story_id`, or None."""
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             raw = (
                 await conn.execute(select(StoryRow.json).where(StoryRow.id == story_id))
             ).scalar_one_or_none()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sqlalchemy import Row, delete, func, select
-from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.records import Subscription
 from bot.store.tables import SubscriptionRow as S
@@ -42,8 +42,8 @@ def _record(row: Row) -> Subscription:
 class Subscriptions:
     """Add, remove and list subscriptions; (platform, workspace, channel, repo, topic) is unique."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def add(
         self,
@@ -62,20 +62,20 @@ class Subscriptions:
         target = dict(
             platform=platform, workspace=workspace, channel=channel, repo=repo, topic=topic
         )
-        insert = insert_for(self._engine)
+        insert = insert_for(self._db.engine)
         statement = (
             insert(S)
             .values(**target, excludes=list(excludes), created_by=created_by, created_at=utcnow())
             .on_conflict_do_nothing()
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             created = (await conn.execute(statement)).rowcount == 1
             row = (await conn.execute(select(S.__table__).where(_same_target(**target)))).one()
         return _record(row), created
 
     async def set_excludes(self, subscription_id: int, excludes: Iterable[str]) -> bool:
         """Replace a subscription's exclusions (e.g. ["author:pytorchbot", "topic:docs"])."""
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             result = await conn.execute(
                 S.__table__.update().where(S.id == subscription_id).values(excludes=list(excludes))
             )
@@ -94,7 +94,7 @@ class Subscriptions:
         target = dict(
             platform=platform, workspace=workspace, channel=channel, repo=repo, topic=topic
         )
-        async with self._engine.begin() as conn:
+        async with self._db.begin() as conn:
             result = await conn.execute(delete(S).where(_same_target(**target)))
         return result.rowcount > 0
 
@@ -113,5 +113,5 @@ class Subscriptions:
             query = query.where(S.workspace == workspace)
         if channel is not None:
             query = query.where(S.channel == channel)
-        async with self._engine.connect() as conn:
+        async with self._db.read() as conn:
             return [_record(row) for row in await conn.execute(query)]
