@@ -28,6 +28,7 @@ from bot.parts import (
     ReminderPart,
 )
 from digest.model import ActionItem, Reference
+from digest.text import cited_numbers
 
 REPLY = "  ↳ "
 INDENT = "    "
@@ -59,13 +60,14 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
 
 
-def _cites(numbers: tuple[int, ...]) -> str:
-    return "".join(f"[{n}]" for n in numbers)
+def _with_cites(text: str, numbers: tuple[int, ...]) -> str:
+    """`text` with its citations; those the text already carries inline are not repeated."""
+    missing = [n for n in numbers if n not in cited_numbers(text)]
+    return f"{clean(text)} {''.join(f'[{n}]' for n in missing)}".rstrip()
 
 
 def _item_line(item: ActionItem) -> str:
-    cites = f" {_cites(item.refs)}" if item.refs else ""
-    return f"[{item.urgency}] {clean(item.text)} — {clean(item.repo)}{cites}"
+    return f"[{item.urgency}] {_with_cites(item.text, item.refs)} — {clean(item.repo)}"
 
 
 def _reference_line(ref: Reference) -> str:
@@ -78,7 +80,7 @@ def render_lines(part: Part) -> list[str]:
         case ParentPart():
             return [clean(part.headline), clean(part.lede), f"({part.window_label})"]
         case BodyPart():
-            return [" ".join(f"{clean(s.text)} {_cites(s.refs)}".rstrip() for s in part.sentences)]
+            return [" ".join(_with_cites(s.text, s.refs) for s in part.sentences)]
         case ActionItemPart():
             acks = [
                 f"✓ acknowledged by {clean(a.user_name)} at "

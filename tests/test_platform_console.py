@@ -53,7 +53,7 @@ def test_render_parent_and_replies() -> None:
         "The Arm backend quantizes depthwise convolutions. [2]"
     )
     assert render_text(item) == (
-        "  ↳ [immediate] Rebuild the XNNPACK delegate (0) — pytorch/executorch [1]"
+        "  ↳ [immediate] Rebuild the XNNPACK delegate (0) [1] — pytorch/executorch"
     )
     assert render_text(refs).splitlines() == [
         "  ↳ References:",
@@ -99,3 +99,16 @@ async def test_console_platform_prints_a_thread_and_dedupes_keys() -> None:
     assert lines[:3] == ["", "#ops", "EXECUTORCH FIXES XNNPACK CRASH 7"]
     assert sum(line.startswith("  ↳ XNNPACK") for line in lines) == 2
     assert "  ↳ (edited console-2)" in lines
+
+
+def test_inline_citations_are_not_repeated() -> None:
+    from bot.platform import render_lines
+    from digest.compose import compose
+    from tests.digest_data import SHOWCASE_WINDOW, both_files, example_config, window
+
+    story = compose(both_files(), config=example_config(), window=window(*SHOWCASE_WINDOW))
+    body = next(p for p in parts_of(story) if p.kind == "body")
+    text = render_lines(body)[0]
+    for sentence in story.body:
+        assert text.count(f"{sentence.text}") == 1
+    assert "[1]. [1]" not in text and "[1] [1]" not in text
