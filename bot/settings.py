@@ -41,6 +41,7 @@ from pydantic_settings import (
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
+from pydantic_settings import SettingsError as PydanticSettingsError
 from sqlalchemy.engine import make_url
 
 from bot.errors import SettingsError
@@ -237,6 +238,10 @@ def load_settings(
     except ValidationError as exc:
         problems = [_sentence(error, toml, path, env_file) for error in exc.errors()]
         raise SettingsError(problems) from None
+    except PydanticSettingsError as exc:  # a WIRE_<TABLE> variable that is not JSON
+        field = re.search(r'field "(\w+)"', str(exc))
+        name = _env_name((field.group(1),)) if field else "WIRE_*"
+        raise SettingsError([f"{name}: expected a JSON object of its settings"]) from None
     finally:
         _toml_values.reset(token)
     missing = [

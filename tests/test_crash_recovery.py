@@ -84,10 +84,12 @@ async def test_sigkill_twenty_times_and_every_part_arrives_once(database_url: st
     rng = random.Random(20260302)
     chat = LoopbackChat(seed=7)
     runner, server = await start_server(chat)
+    processes: list[asyncio.subprocess.Process] = []
     try:
         for n in range(KILLS):
             seen = chat.requests
             process = await spawn(database_url, server, n)
+            processes.append(process)
             for _ in range(1000):  # until this incarnation is posting
                 if chat.requests > seen or process.returncode is not None:
                     break
@@ -98,8 +100,13 @@ async def test_sigkill_twenty_times_and_every_part_arrives_once(database_url: st
             await process.wait()
         before_last = len(chat.records)
         last = await spawn(database_url, server, KILLS)
+        processes.append(last)
         assert await asyncio.wait_for(last.wait(), timeout=60) == 0
     finally:
+        for process in processes:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
         await runner.cleanup()
 
     assert before_last < STORIES * PARTS, "the kills should have left work for the last run"

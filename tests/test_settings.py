@@ -164,3 +164,8 @@ def test_the_example_file_is_valid() -> None:
 )
 def test_durations(text: str, seconds: int) -> None:
     assert parse_duration(text) == timedelta(seconds=seconds)
+
+
+def test_a_section_variable_that_is_not_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIRE_SLACK", "xoxb-pasted-here")
+    assert problems() == ["WIRE_SLACK: expected a JSON object of its settings"]
