@@ -11,7 +11,7 @@ from bot.errors import SettingsError
 from bot.settings import load_settings, parse_duration
 from digest.config import load_config
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "config" / "service.example.toml"
+EXAMPLE = Path(__file__).resolve().parent.parent / "config" / "wire.example.toml"
 
 
 @pytest.fixture(autouse=True)
