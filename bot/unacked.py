@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy import exists, func, select
 
 from bot.store import ItemMessage, Store
+from bot.store.acks import ITEM_COLUMNS
 from bot.store.tables import AckRow as A
 from bot.store.tables import DeliveryRow as D
 from bot.store.tables import PostedPartRow as P
@@ -32,18 +33,7 @@ async def unacknowledged_items(
         .subquery()
     )
     query = (
-        select(
-            D.id.label("delivery_id"),
-            D.story_id,
-            P.item_id,
-            D.platform,
-            D.workspace,
-            D.channel,
-            P.part_index,
-            P.message_id,
-            P.thread_id,
-            P.posted_at,
-        )
+        select(*ITEM_COLUMNS)
         .join(D, D.id == P.delivery_id)
         .join(items, items.c.newest == P.id)
         .order_by(items.c.first, P.id)

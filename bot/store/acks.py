@@ -16,7 +16,8 @@ from bot.store.tables import PostedPartRow as P
 from bot.store.tables import ReminderRow as R
 from bot.store.types import utcnow
 
-_ITEM_COLUMNS = (
+# The columns of an ItemMessage: where an action item's message was posted.
+ITEM_COLUMNS = (
     D.id.label("delivery_id"),
     D.story_id,
     P.item_id,
@@ -76,7 +77,7 @@ class Acks:
     ) -> ItemMessage | None:
         """The message that carries `item_id` in a channel (the newest, if posted twice)."""
         query = (
-            select(*_ITEM_COLUMNS)
+            select(*ITEM_COLUMNS)
             .join(D, D.id == P.delivery_id)
             .where((P.item_id == item_id) & (D.platform == platform) & (D.channel == channel))
             .order_by(P.posted_at.desc(), P.id.desc())
@@ -93,7 +94,7 @@ class Acks:
         acked = exists().where((A.item_id == P.item_id) & (A.channel == D.channel))
         reminded = exists().where((R.item_id == P.item_id) & (R.channel == D.channel))
         query = (
-            select(*_ITEM_COLUMNS)
+            select(*ITEM_COLUMNS)
             .join(D, D.id == P.delivery_id)
             .where(P.item_id.is_not(None) & (P.posted_at < posted_before) & ~acked & ~reminded)
             .order_by(P.posted_at, P.id)
