@@ -9,6 +9,10 @@ sends reminders. APScheduler 3 (AsyncIOScheduler) fires a `tick` every minute (a
 start: leadership, schedules, due work, reminders) and one cron job per distinct channel
 schedule, so digests go out on the minute; missed runs coalesce. On stop the part in
 flight finishes (composition or post), then everything shuts down.
+
+Each enabled platform comes as an adapter (see `bot.adapters`): its platform posts, its
+front end takes `/wire`, buttons and reactions. Front ends start with `run` (or
+`start_frontends`); the web server listens only if an adapter mounted routes on it.
 """
 
 from __future__ import annotations
@@ -20,16 +24,18 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
+from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.adapters import Adapter, Hub, adapters_for, health_routes
 from bot.commands import Commands
 from bot.crontab import trigger_for
 from bot.deliver import Worker
 from bot.leader import Leadership
 from bot.newsroom import SourceFor, default_source
 from bot.options import Options, options_from
-from bot.platform import ConsolePlatform, Platform
+from bot.platform import Platform
 from bot.replies import Context
 from bot.schedule import RunReport, Scheduler
 from bot.settings import Settings
@@ -39,17 +45,6 @@ from digest.errors import ConfigError
 
 log = logging.getLogger("wire.service")
 TICK = timedelta(minutes=1)
-
-
-def platforms_for(settings: Settings, *, stream: TextIO | None = None) -> dict[str, Platform]:
-    """The enabled platforms that have an adapter here (the console always does)."""
-    found: dict[str, Platform] = {}
-    for name in settings.enabled_platforms():
-        if name == "console":
-            found[name] = ConsolePlatform(stream)
-        else:
-            log.warning("no %s adapter is installed in this build; %s is skipped", name, name)
-    return found
 
 
 def source_factory(settings: Settings) -> SourceFor:
@@ -93,13 +88,21 @@ class Service:
         worker: Worker,
         commands: Commands,
         options: Options,
+        settings: Settings,
+        adapters: Mapping[str, Adapter] | None = None,
     ) -> None:
         self.store = store
         self.scheduler = scheduler
         self.worker = worker
         self.commands = commands
         self.options = options
+        self.settings = settings
+        self.adapters = dict(adapters or {})
+        self.hub = Hub(store=store, commands=commands, options=options, platforms=worker.platforms)
         self.leader = Leadership(store.engine)
+        self.web_url: str | None = None  # where the web server listens, once it does
+        self._web: web.AppRunner | None = None
+        self._started: list[Adapter] = []
         self._busy = asyncio.Lock()
         self._stop = asyncio.Event()
 
@@ -110,14 +113,23 @@ class Service:
         settings: Settings,
         config: WireConfig,
         platforms: Mapping[str, Platform] | None = None,
+        adapters: Mapping[str, Adapter] | None = None,
         stream: TextIO | None = None,
     ) -> Service:
-        """Migrate the database, open the store, build the parts, seed subscriptions."""
+        """Migrate the database, open the store, build the parts, seed subscriptions.
+
+        `platforms` alone means post only (no front ends); otherwise the given `adapters`,
+        or one for every enabled platform, supply both.
+        """
         await upgrade_database(settings.database_url)
         store = Store.from_url(settings.database_url)
         options = options_from(settings=settings, config=config)
+        if adapters is None and platforms is None:
+            adapters = adapters_for(settings, stream=stream)
         chosen = (
-            dict(platforms) if platforms is not None else platforms_for(settings, stream=stream)
+            dict(platforms)
+            if platforms is not None
+            else {name: adapter.platform for name, adapter in (adapters or {}).items()}
         )
         source_for = source_factory(settings)
         worker = Worker(store, chosen, settings=settings.delivery)
@@ -133,7 +145,13 @@ class Service:
             worker=worker,
         )
         service = cls(
-            store=store, scheduler=scheduler, worker=worker, commands=commands, options=options
+            store=store,
+            scheduler=scheduler,
+            worker=worker,
+            commands=commands,
+            options=options,
+            settings=settings,
+            adapters=adapters,
         )
         try:
             await seed_subscriptions(commands, options)
@@ -146,8 +164,42 @@ class Service:
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
+        await self.stop_frontends()
         await self.leader.release()
         await self.store.close()
+
+    async def start_frontends(self) -> None:
+        """Start every adapter's front end and, if any mounted routes, the web server."""
+        if self._started or self._web is not None:
+            return
+        app = web.Application()
+        health_routes(app, started=datetime.now(UTC))
+        served = [adapter.mount(app) for adapter in self.adapters.values()]
+        if any(served):
+            runner = web.AppRunner(app, access_log=None)
+            await runner.setup()
+            site = web.TCPSite(runner, self.settings.http.host, self.settings.http.port)
+            await site.start()
+            self._web = runner
+            host, port = runner.addresses[0][:2]
+            self.web_url = f"http://{host}:{port}"
+            log.info("web server listening on %s", self.web_url)
+        for name, adapter in self.adapters.items():
+            await adapter.start(self.hub)
+            self._started.append(adapter)
+            log.info("%s front end started", name)
+
+    async def stop_frontends(self) -> None:
+        """Close the front ends (newest first) and the web server; safe to call twice."""
+        while self._started:
+            adapter = self._started.pop()
+            try:
+                await adapter.close()
+            except Exception:
+                log.exception("closing the %s front end failed", adapter.name)
+        if self._web is not None:
+            runner, self._web = self._web, None
+            await runner.cleanup()
 
     async def run_once(self, now: datetime | None = None) -> RunReport:
         """Do all due work now and return what was done (`wire run --once`)."""
@@ -168,6 +220,7 @@ class Service:
             next_run_time=datetime.now(UTC),
         )
         self._jobs = jobs
+        await self.start_frontends()
         jobs.start()
         delivering = asyncio.create_task(self.worker.run_forever(stop))
         try:
@@ -177,6 +230,7 @@ class Service:
             async with self._busy:  # the composition in flight finishes
                 jobs.shutdown(wait=False)
             await delivering  # the post in flight finishes; the rest is released
+            await self.stop_frontends()
             log.info("stopped")
 
     async def tick(self) -> None:

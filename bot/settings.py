@@ -135,21 +135,47 @@ class ScheduleSettings(_Section):
     timezone: Annotated[str, AfterValidator(_zone)] = "UTC"
 
 
+class HttpSettings(_Section):
+    """The service's web server: Slack's events, commands and interactivity (HTTP mode) and
+    `/healthz`. It starts only when an adapter serves something over HTTP."""
+
+    host: str = "0.0.0.0"
+    port: int = Field(default=3000, ge=0, le=65535)
+
+
 class SlackSettings(_Section):
-    """Slack app credentials and API base URL."""
+    """Slack app credentials, API base URL, the request path and posting pace.
+
+    With `app_token` set the app connects in Socket Mode; otherwise Slack POSTs events,
+    commands and interactivity to `path` on the service's web server.
+    """
 
     bot_token: SecretStr | None = None
     signing_secret: SecretStr | None = None
     app_token: SecretStr | None = None
     api_url: HttpUrl = "https://slack.com/api/"
+    path: str = Field(default="/slack/events", pattern=r"^/\S*$")
+    per_channel_interval: float = Field(default=1.0, ge=0)
+    per_minute: float = Field(default=240, gt=0)
+    burst: int = Field(default=10, ge=1)
 
 
 class DiscordSettings(_Section):
-    """Discord bot credentials and API base URL."""
+    """Discord bot credentials, API base URL, command sync, sharding and pacing.
+
+    `guild_id` syncs the `/wire` commands to that one server (instantly, for trying things
+    out) instead of globally. `shard_count` 1 runs a plain client; more, or 0 for as many as
+    Discord recommends, runs an AutoShardedClient. `subscribe_permission` is the permission a
+    member needs to change a channel's subscriptions ("" lets everyone).
+    """
 
     bot_token: SecretStr | None = None
     application_id: str | None = None
     api_url: HttpUrl = "https://discord.com/api/v10"
+    guild_id: int | None = None
+    shard_count: int = Field(default=1, ge=0)
+    subscribe_permission: str = "manage_channels"
+    requests_per_second: float = Field(default=45, gt=0)
 
 
 class GitHubSettings(_Section):
@@ -159,7 +185,7 @@ class GitHubSettings(_Section):
     api_url: HttpUrl = "https://api.github.com"
 
 
-SECTIONS = ("delivery", "acks", "schedule", "slack", "discord", "github")
+SECTIONS = ("http", "delivery", "acks", "schedule", "slack", "discord", "github")
 _toml_values: ContextVar[dict[str, Any] | None] = ContextVar("_toml_values", default=None)
 
 
@@ -178,6 +204,7 @@ class Settings(BaseSettings):
     database_url: str = Field(default="sqlite+aiosqlite:///var/wire.db", repr=False)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     platforms: tuple[PlatformName, ...] = ()
+    http: HttpSettings = HttpSettings()
     delivery: DeliverySettings = DeliverySettings()
     acks: AckSettings = AckSettings()
     schedule: ScheduleSettings = ScheduleSettings()

@@ -1,0 +1,134 @@
+"""Chat adapters: how Slack and Discord plug into `wire run`.
+
+An adapter is two things: the `Platform` the delivery worker posts through, and a front end
+that receives what people do there (`/wire`, Acknowledge buttons, ✅ reactions) and answers
+through the shared `Hub`. The service builds every enabled adapter, gives each the hub,
+lets it add routes to the web server, starts it, and closes it on the way out:
+
+    adapter = SlackAdapter.from_settings(settings)   # no I/O yet
+    adapter.platform                                  # used by the worker and commands
+    adapter.mount(web_app)                            # HTTP routes, if it has any
+    await adapter.start(hub)                          # connect, sync commands, …
+    await adapter.close()
+
+`adapters_for` imports an adapter's package only when its platform is enabled.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+from aiohttp import web
+
+from bot.escalate import AckOutcome, acknowledge
+from bot.platform import ConsolePlatform, Platform
+from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.commands import Commands
+    from bot.options import Options
+    from bot.store import Store
+
+log = logging.getLogger("wire.adapters")
+
+# platform name → "module:Class" whose `from_settings(settings)` builds the adapter
+REGISTRY = {
+    "slack": "bot.slack.adapter:SlackAdapter",
+    "discord": "bot.discord.adapter:DiscordAdapter",
+}
+
+
+@dataclass(frozen=True)
+class Hub:
+    """What a front end may use: the store, the shared command layer, every platform."""
+
+    store: Store
+    commands: Commands
+    options: Options
+    platforms: Mapping[str, Platform]
+
+    async def acknowledge(
+        self, *, item_id: str, platform: str, channel: str, user_id: str, user_name: str
+    ) -> AckOutcome:
+        """Record an ack and re-render the item's message (see `bot.escalate.acknowledge`)."""
+        return await acknowledge(
+            self.store,
+            self.platforms,
+            item_id=item_id,
+            platform=platform,
+            channel=channel,
+            user_id=user_id,
+            user_name=user_name,
+        )
+
+
+class Adapter(Protocol):
+    """A chat platform's adapter (see the module docstring)."""
+
+    name: str
+    platform: Platform
+
+    def mount(self, app: web.Application) -> bool:
+        """Add this adapter's HTTP routes to the service's web server; True if it added any."""
+        ...
+
+    async def start(self, hub: Hub) -> None:
+        """Begin receiving commands and acks (connect, sync commands, …)."""
+        ...
+
+    async def close(self) -> None:
+        """Stop receiving and release connections; safe to call twice."""
+        ...
+
+
+class ConsoleAdapter:
+    """The console: a platform that prints, and nothing to receive."""
+
+    name = "console"
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.platform: Platform = ConsolePlatform(stream)
+
+    def mount(self, app: web.Application) -> bool:
+        """The console serves nothing over HTTP."""
+        return False
+
+    async def start(self, hub: Hub) -> None:
+        """Nothing to connect."""
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+
+def _load(name: str) -> type:
+    module, _, attribute = REGISTRY[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def adapters_for(settings: Settings, *, stream: TextIO | None = None) -> dict[str, Adapter]:
+    """An adapter for every enabled platform (the console always has one); an adapter that
+    is not installed in this build is skipped with a warning."""
+    found: dict[str, Adapter] = {}
+    for name in settings.enabled_platforms():
+        if name == "console":
+            found[name] = ConsoleAdapter(stream)
+            continue
+        try:
+            found[name] = _load(name).from_settings(settings)
+        except ModuleNotFoundError as error:
+            log.warning("no %s adapter is installed in this build (%s); skipped", name, error)
+    return found
+
+
+def health_routes(app: web.Application, *, started: datetime) -> None:
+    """`GET /healthz`: 200 with the process's start time, for load balancers."""
+
+    async def healthz(_request: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "started": started.isoformat()})
+
+    app.router.add_get("/healthz", healthz)
