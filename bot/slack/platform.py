@@ -1,6 +1,6 @@
 """The Slack platform: posts and edits rendered parts through the Web API (slack-sdk).
 
-Thin on purpose: `bot.slack.blocks.render` makes the messages, `bot.slack.pacing.Pacer`
+Thin on purpose: `bot.slack.blocks.render` makes the messages, `bot.pacing.Pacer`
 spaces them, and this module only calls chat.postMessage / chat.update and translates
 Slack's answers into `RetryableError` / `PermanentError`.
 
@@ -39,9 +39,9 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import PermanentError, PlatformError, RetryableError
+from bot.pacing import Pacer
 from bot.parts import Part
 from bot.slack.blocks import SlackMessage, render
-from bot.slack.pacing import Pacer
 
 log = logging.getLogger(__name__)
 

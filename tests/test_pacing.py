@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.slack.pacing import Pacer
+from bot.pacing import Pacer
 
 
 class Clock:

@@ -1,11 +1,11 @@
-"""Pacing of Slack posts: about one message a second per channel, and a workspace budget.
+"""Pacing of posts: a minimum interval per channel, and a budget shared by all channels.
 
-Slack allows chat.postMessage roughly one message per second per channel (short bursts
-tolerated) and a few hundred per minute per workspace; past that it answers HTTP 429 with a
-Retry-After. Pacing keeps us under both so a fan-out to many channels does not spend its
-time being refused:
+Chat APIs refuse bursts with HTTP 429: Slack allows chat.postMessage about one message per
+second per channel and a few hundred a minute per workspace; Discord 50 requests a second
+per bot across all routes. Pacing keeps us under such limits so a fan-out to many channels
+does not spend its time being refused:
 
-- per channel, a message goes `per_channel_interval` seconds after Slack answered the
+- per channel, a message goes `per_channel_interval` seconds after the API answered the
   previous one, in the order they asked (one FIFO lock per channel, held while sending);
 - per workspace, a token bucket refills `per_minute` tokens a minute and holds `burst`
   (the generic cell rate algorithm: one "theoretical arrival time"), charged when a message
