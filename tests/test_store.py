@@ -240,6 +240,10 @@ async def test_acks_are_once_per_user_and_find_their_message(store: Store) -> No
     assert (found.message_id, found.thread_id, found.part_index) == ("i", "p", 2)
     assert found.story_id == story.id
     assert await store.acks.find_item_message(item.id, platform="discord", channel="C") is None
+    by_message = await store.acks.find_message("i", platform="slack", channel="C")
+    assert by_message is not None and by_message.item_id == item.id
+    assert await store.acks.find_message("p", platform="slack", channel="C") is None  # a parent
+    assert await store.acks.find_message("i", platform="slack", channel="D") is None
 
     cutoff = utcnow() + timedelta(seconds=1)
     assert [m.item_id for m in await store.acks.unacked_items(posted_before=cutoff)] == [item.id]

@@ -76,10 +76,21 @@ class Acks:
         self, item_id: str, *, platform: str, channel: str
     ) -> ItemMessage | None:
         """The message that carries `item_id` in a channel (the newest, if posted twice)."""
+        return await self._newest(P.item_id == item_id, platform=platform, channel=channel)
+
+    async def find_message(
+        self, message_id: str, *, platform: str, channel: str
+    ) -> ItemMessage | None:
+        """The action item posted as `message_id` in a channel, or None when that message
+        is not an action item's (a reaction names only the message)."""
+        where = (P.message_id == message_id) & P.item_id.is_not(None)
+        return await self._newest(where, platform=platform, channel=channel)
+
+    async def _newest(self, where, *, platform: str, channel: str) -> ItemMessage | None:
         query = (
             select(*ITEM_COLUMNS)
             .join(D, D.id == P.delivery_id)
-            .where((P.item_id == item_id) & (D.platform == platform) & (D.channel == channel))
+            .where(where & (D.platform == platform) & (D.channel == channel))
             .order_by(P.posted_at.desc(), P.id.desc())
             .limit(1)
         )

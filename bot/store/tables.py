@@ -125,6 +125,7 @@ class PostedPartRow(Base):
     __table_args__ = (
         UniqueConstraint("delivery_id", "part_index"),
         Index("ix_posted_parts_item", "item_id"),
+        Index("ix_posted_parts_message", "message_id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
