@@ -46,6 +46,9 @@ RUN mkdir -p /app/var && chown -R wire:wire /app/var
 USER wire
 VOLUME ["/app/var"]
 
+# Slack's events, /wire and buttons arrive here in HTTP mode; GET /healthz answers too.
+EXPOSE 3000
+
 # `wire health` exits 0 only when the database answers.
 HEALTHCHECK --interval=30s --timeout=15s --start-period=20s --retries=3 \
   CMD ["wire", "health"]
