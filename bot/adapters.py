@@ -72,6 +72,7 @@ class Adapter(Protocol):
 
     name: str
     platform: Platform
+    exclusive: bool  # True: one replica at a time runs the front end (see bot.frontends)
 
     def mount(self, app: web.Application) -> bool:
         """Add this adapter's HTTP routes to the service's web server; True if it added any."""
@@ -90,6 +91,7 @@ class ConsoleAdapter:
     """The console: a platform that prints, and nothing to receive."""
 
     name = "console"
+    exclusive = False
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.platform: Platform = ConsolePlatform(stream)

@@ -12,7 +12,8 @@ flight finishes (composition or post), then everything shuts down.
 
 Each enabled platform comes as an adapter (see `bot.adapters`): its platform posts, its
 front end takes `/wire`, buttons and reactions. Front ends start with `run` (or
-`start_frontends`); the web server listens only if an adapter mounted routes on it.
+`start_frontends`; see `bot.frontends`, which also keeps an exclusive one, like a Discord
+gateway session, on one replica); the web server listens only if an adapter mounted routes.
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
-from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.adapters import Adapter, Hub, adapters_for, health_routes
+from bot.adapters import Adapter, Hub, adapters_for
 from bot.commands import Commands
 from bot.crontab import trigger_for
 from bot.deliver import Worker
+from bot.frontends import Frontends
 from bot.leader import Leadership
 from bot.newsroom import SourceFor, default_source
 from bot.options import Options, options_from
@@ -100,9 +101,9 @@ class Service:
         self.adapters = dict(adapters or {})
         self.hub = Hub(store=store, commands=commands, options=options, platforms=worker.platforms)
         self.leader = Leadership(store.engine)
-        self.web_url: str | None = None  # where the web server listens, once it does
-        self._web: web.AppRunner | None = None
-        self._started: list[Adapter] = []
+        self.frontends = Frontends(
+            self.adapters, hub=self.hub, http=settings.http, engine=store.engine
+        )
         self._busy = asyncio.Lock()
         self._stop = asyncio.Event()
 
@@ -168,38 +169,19 @@ class Service:
         await self.leader.release()
         await self.store.close()
 
+    @property
+    def web_url(self) -> str | None:
+        """Where the web server listens, once it does (None when nothing is served)."""
+        return self.frontends.url
+
     async def start_frontends(self) -> None:
-        """Start every adapter's front end and, if any mounted routes, the web server."""
-        if self._started or self._web is not None:
-            return
-        app = web.Application()
-        health_routes(app, started=datetime.now(UTC))
-        served = [adapter.mount(app) for adapter in self.adapters.values()]
-        if any(served):
-            runner = web.AppRunner(app, access_log=None)
-            await runner.setup()
-            site = web.TCPSite(runner, self.settings.http.host, self.settings.http.port)
-            await site.start()
-            self._web = runner
-            host, port = runner.addresses[0][:2]
-            self.web_url = f"http://{host}:{port}"
-            log.info("web server listening on %s", self.web_url)
-        for name, adapter in self.adapters.items():
-            await adapter.start(self.hub)
-            self._started.append(adapter)
-            log.info("%s front end started", name)
+        """Start the front ends this replica may run and, if any mounted routes, the web
+        server (see `bot.frontends`)."""
+        await self.frontends.open()
 
     async def stop_frontends(self) -> None:
-        """Close the front ends (newest first) and the web server; safe to call twice."""
-        while self._started:
-            adapter = self._started.pop()
-            try:
-                await adapter.close()
-            except Exception:
-                log.exception("closing the %s front end failed", adapter.name)
-        if self._web is not None:
-            runner, self._web = self._web, None
-            await runner.cleanup()
+        """Close the front ends and the web server; safe to call twice."""
+        await self.frontends.close()
 
     async def run_once(self, now: datetime | None = None) -> RunReport:
         """Do all due work now and return what was done (`wire run --once`)."""
@@ -238,6 +220,10 @@ class Service:
         async with self._busy:
             if self._stop.is_set():
                 return
+            try:
+                await self.frontends.claim()
+            except Exception:
+                log.exception("starting a front end failed; the next tick retries")
             if not await self.leader.acquire():
                 self._sync_jobs(set())
                 return

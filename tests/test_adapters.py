@@ -1,5 +1,6 @@
 """How adapters plug into the service: front ends start with it, their routes are served
-by its web server next to /healthz, and everything closes when it stops."""
+by its web server next to /healthz, an exclusive front end runs on one replica at a time,
+and everything closes when it stops."""
 
 from __future__ import annotations
 
@@ -7,12 +8,17 @@ import asyncio
 from pathlib import Path
 
 import httpx
+import pytest
 from aiohttp import web
 
 from bot.adapters import ConsoleAdapter, Hub, adapters_for
+from bot.commands import Commands
+from bot.frontends import Frontends
+from bot.options import options_from
 from bot.platform import ConsolePlatform
 from bot.service import Service
-from bot.settings import load_settings
+from bot.settings import HttpSettings, load_settings
+from bot.store import Store
 from digest.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,3 +107,73 @@ def test_console_is_the_adapter_when_no_chat_platform_is_configured(tmp_path: Pa
     adapters = adapters_for(_settings(tmp_path))
     assert list(adapters) == ["console"]
     assert isinstance(adapters["console"].platform, ConsolePlatform)
+
+
+class GatewayAdapter:
+    """An exclusive front end (like a gateway session) that counts its starts and closes."""
+
+    name = "gateway"
+    exclusive = True
+
+    def __init__(self) -> None:
+        self.platform = ConsolePlatform()
+        self.starts = 0
+        self.closes = 0
+
+    def mount(self, app: web.Application) -> bool:
+        return False
+
+    async def start(self, hub: Hub) -> None:
+        self.starts += 1
+
+    async def close(self) -> None:
+        self.closes += 1
+
+
+def _hub(store: Store) -> Hub:
+    config = load_config(ROOT / "config/demo.toml")
+    options = options_from(settings=load_settings(env_file=None), config=config)
+    commands = Commands(store=store, config=config, options=options, source_for=lambda p: None)
+    return Hub(store=store, commands=commands, options=options, platforms={})
+
+
+@pytest.mark.postgres
+async def test_an_exclusive_front_end_runs_on_one_replica_and_moves_when_it_stops(
+    postgres_url: str,
+) -> None:
+    http = HttpSettings(host="127.0.0.1", port=0)
+    async with Store.from_url(postgres_url) as one, Store.from_url(postgres_url) as two:
+        first, second = GatewayAdapter(), GatewayAdapter()
+        replica_one = Frontends({"gateway": first}, hub=_hub(one), http=http, engine=one.engine)
+        replica_two = Frontends({"gateway": second}, hub=_hub(two), http=http, engine=two.engine)
+        await replica_one.open()
+        await replica_two.open()
+        await replica_two.claim()
+        assert (first.starts, second.starts) == (1, 0)
+        assert replica_one.running == ["gateway"] and replica_two.running == []
+
+        await replica_one.close()  # the holder stops: its lock is released
+        await replica_two.claim()
+        assert (first.closes, second.starts) == (1, 1)
+        assert replica_two.running == ["gateway"]
+        await replica_one.open()  # back again, it waits its turn
+        assert first.starts == 1 and replica_one.running == []
+        await replica_one.close()
+        await replica_two.close()
+        assert second.closes == 1
+
+
+async def test_a_lone_replica_starts_its_exclusive_front_end_once(store: Store) -> None:
+    gateway = GatewayAdapter()
+    frontends = Frontends(
+        {"gateway": gateway},
+        hub=_hub(store),
+        http=HttpSettings(host="127.0.0.1", port=0),
+        engine=store.engine,
+    )
+    await frontends.open()
+    await frontends.claim()  # a later tick does not start it twice
+    assert gateway.starts == 1 and frontends.running == ["gateway"]
+    await frontends.close()
+    await frontends.close()
+    assert gateway.closes == 1
