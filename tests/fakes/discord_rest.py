@@ -5,14 +5,20 @@ Every JSON body is validated against the `requestBody` schema of the matching op
 Discord's OpenAPI description (peers/discord-api-spec), plus the limits the description
 leaves loose (content ≤ 2,000, ≤ 6,000 characters across a message's embeds). An invalid
 request is answered as Discord answers it (400, code 50035 "Invalid Form Body") and listed in
-`problems`, which tests assert stays empty.
+`problems`, which tests assert stays empty; every JSON body is kept in `received`.
 
 Rate limits follow Discord's rules: a global limit of `global_limit` requests a second
 (429 with `"global": true`, `X-RateLimit-Global`, `X-RateLimit-Scope: global`) and one bucket
 per route and channel (`X-RateLimit-Limit/-Remaining/-Reset/-Reset-After/-Bucket` on every
 answer, 429 with `X-RateLimit-Scope: user` once spent). Every 429 carries `Via`, as
 Discord's edge does: discord.py treats a 429 without it as a Cloudflare ban and gives up.
-`script_429` makes the next requests of a route answer 429 whatever the buckets say.
+`script_429` makes the next requests of a route answer 429 whatever the buckets say;
+`script_error` makes them answer another error (a 5xx, a 403 with its code…), and `deny`
+answers 403 to every request in a channel and its threads.
+
+A message posted with `nonce` and `enforce_nonce: true` is posted once: the same author,
+channel and nonce within `nonce_window` seconds answers the first message (200), as Discord
+does.
 
 Point discord.py at it by setting `discord.http.Route.BASE` to `fake.base` (the far edge of
 the network: every REST call and interaction callback discord.py makes builds its URL from
@@ -42,6 +48,13 @@ DISCORD_EPOCH_MS = 1_420_070_400_000
 CONTENT_MAX = 2000
 EMBEDS_TOTAL_MAX = 6000
 BOT_ID = "1100000000000000001"
+NONCE_WINDOW = 300.0
+ERROR_MESSAGES = {
+    0: "401: Unauthorized",
+    50001: "Missing Access",
+    50013: "Missing Permissions",
+    500: "Internal Server Error",
+}
 
 
 @functools.cache
@@ -151,7 +164,12 @@ class FakeDiscord:
     problems: list[str] = field(default_factory=list)
     requests: Counter[str] = field(default_factory=Counter)
     rate_limited: list[tuple[str, bool]] = field(default_factory=list)
+    denied: dict[str, int] = field(default_factory=dict)
+    received: list[tuple[str, str, Any]] = field(default_factory=list)
+    nonce_window: float = NONCE_WINDOW
     base: str = ""
+    _nonces: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
+    _errors: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     _scripted: dict[str, list[float]] = field(default_factory=dict)
     _scripted_global: bool = False
     _interactions: dict[str, str] = field(default_factory=dict)
@@ -189,6 +207,15 @@ class FakeDiscord:
         """The next len(retry_after) requests of `route` ("messages", "edits", …) get 429."""
         self._scripted.setdefault(route, []).extend(retry_after)
         self._scripted_global = is_global
+
+    def script_error(self, route: str, status: int, code: int = 0, *, times: int = 1) -> None:
+        """The next `times` requests of `route` get HTTP `status` with Discord error `code`."""
+        self._errors.setdefault(route, []).extend([(status, code)] * times)
+
+    def deny(self, channel_id: str, code: int = 50001) -> None:
+        """Every later request in `channel_id` (or a thread of it) gets 403 with `code`
+        (50001 Missing Access, 50013 Missing Permissions)."""
+        self.denied[channel_id] = code
 
     def thread_messages(self, thread_id: str) -> list[dict[str, Any]]:
         """Messages posted in a thread (or channel), oldest first."""
@@ -249,6 +276,9 @@ class FakeDiscord:
         scripted = self._scripted.get(name)
         if scripted:
             return self._too_many(scripted.pop(0), is_global=self._scripted_global)
+        error = self._error_for(name, major)
+        if error is not None:
+            return error
         limit, per = getattr(self.limits, name, self.limits.other)
         bucket_hash = hashlib.sha1(name.encode()).hexdigest()[:12]
         bucket = self._buckets.setdefault(f"{bucket_hash}:{major}", Bucket(limit, per))
@@ -265,6 +295,20 @@ class FakeDiscord:
         response = await handler(request)
         response.headers.update(headers)
         return response
+
+    def _error_for(self, name: str, major: str) -> web.Response | None:
+        """A scripted error of route `name`, or 403 when the channel is denied."""
+        scripted = self._errors.get(name)
+        if scripted:
+            status, code = scripted.pop(0)
+        else:
+            channel = self._channel(major) or {}
+            parent = channel.get("parent_id") or major
+            if major not in self.denied and parent not in self.denied:
+                return None
+            status, code = 403, self.denied.get(major, self.denied.get(parent, 50001))
+        message = ERROR_MESSAGES.get(code, ERROR_MESSAGES.get(status, f"HTTP {status}"))
+        return _json({"message": message, "code": code}, status=status)
 
     def _too_many(
         self, retry_after: float, *, is_global: bool, headers: dict[str, str] | None = None
@@ -293,6 +337,7 @@ class FakeDiscord:
             body = await request.json()
         except json.JSONDecodeError:
             return None, self._invalid(request, ["body is not JSON"])
+        self.received.append((request.method, request.path, body))
         check = _schema_validator(path, request.method)
         errors = (
             []
@@ -394,6 +439,7 @@ class FakeDiscord:
             "components": body.get("components") or [],
             "pinned": False,
             "flags": body.get("flags") or 0,
+            "nonce": body.get("nonce"),
         }
 
     async def _create(self, request: web.Request) -> web.Response:
@@ -405,8 +451,17 @@ class FakeDiscord:
             return self._not_found("Channel", 10003)
         if not body.get("content") and not body.get("embeds") and not body.get("components"):
             return self._invalid(request, ["Cannot send an empty message"])
+        nonce = body.get("nonce")
+        enforced = body.get("enforce_nonce") and nonce is not None
+        now = time.monotonic()
+        if enforced:
+            earlier = self._nonces.get((channel_id, str(nonce)))
+            if earlier is not None and now - earlier[1] < self.nonce_window:
+                return _json(self.messages[earlier[0]])
         message = self._message(channel_id, body, self.snowflake())
         self.messages[message["id"]] = message
+        if enforced:
+            self._nonces[(channel_id, str(nonce))] = (message["id"], now)
         return _json(message)
 
     async def _edit(self, request: web.Request) -> web.Response:
@@ -429,6 +484,7 @@ class FakeDiscord:
         merged.update({k: v for k, v in body.items() if k in {"content", "embeds", "components"}})
         message = self._message(old["channel_id"], merged, old["id"])
         message["edited_timestamp"] = datetime.now(UTC).isoformat()
+        message["nonce"] = old.get("nonce")
         self.messages[old["id"]] = message
         return message
 

@@ -1,0 +1,241 @@
+"""The Discord platform: posts a story's parts as a thread and edits them, over REST.
+
+Thin on purpose: `bot.discord.render` makes the payloads, discord.py's `HTTPClient.request`
+sends them (so its per-route buckets and 429 retries apply), `bot.pacing.Pacer` keeps all
+requests under Discord's global budget, and this module only picks the routes and
+translates Discord's answers into `RetryableError` / `PermanentError`.
+
+Message ids are "<channel id>/<message id>" for every message, so an edit knows which
+channel (or thread) to PATCH, and a reaction's (channel_id, message_id) names the stored id.
+A parent is posted to the channel and a thread is started from it; the thread's channel id
+is the parent's message id, and every reply (`thread` = the parent's id) is posted there.
+A part that renders to several payloads posts the first as *its* message and the rest
+after it, in the thread.
+
+Idempotency (the `key` of `Platform.post`): every message carries the key as its `nonce`
+(follow-ups "<key>+1", "<key>+2", …; hashed when longer than Discord's 25 characters) with
+`enforce_nonce`, so Discord answers a repeated post within a few minutes with the first
+message; keys posted by this process are also remembered (a bounded map), and a thread that
+already exists for the parent (code 160004) counts as created. A retry after a crash between
+posting a parent and starting its thread therefore ends with one parent and one thread.
+
+Never provoking Cloudflare's invalid-request ban (10,000 answers 401, 403 or 429 in ten
+minutes): a 401 (bad token) stops every later request of this platform, and a 403 stops
+requests to that channel for `refused_for` seconds; both raise `PermanentError` at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from typing import Any
+
+import aiohttp
+import discord
+from discord.http import HTTPClient, Route
+
+from bot.discord.render import Payload, edit_payload, render, thread_name
+from bot.errors import PermanentError, PlatformError, RetryableError
+from bot.pacing import Pacer
+from bot.parts import ParentPart, Part
+
+log = logging.getLogger(__name__)
+
+NONCE_MAX = 25
+THREAD_EXISTS = 160004
+AUTO_ARCHIVE_MINUTES = 1440
+EXPLAINED = {
+    10003: "the channel does not exist or was deleted",
+    10008: "the message no longer exists",
+    50001: "the bot cannot see the channel (it lacks View Channel there or left the server)",
+    50035: "Discord rejected the message's form",
+    50083: "the thread is archived",
+    160005: "the thread is locked",
+}
+LIKELY_MISSING = {
+    "post": "Send Messages (Send Messages in Threads for a reply) or Embed Links",
+    "start a thread in": "Create Public Threads",
+    "edit a message in": "View Channel or Send Messages in Threads",
+}
+
+
+def discord_pacer(requests_per_second: float) -> Pacer:
+    """A pacer for Discord's global limit: an even `requests_per_second`, no burst (a burst
+    on top of a steady rate could put more than 50 requests into one second)."""
+    return Pacer(per_channel_interval=0, per_minute=requests_per_second * 60, burst=1)
+
+
+def nonce_of(key: str) -> str:
+    """The message nonce for an idempotency key: the key itself when it fits Discord's 25
+    characters, else "h" and 24 hex digits of its SHA-256."""
+    if len(key) <= NONCE_MAX:
+        return key
+    return "h" + hashlib.sha256(key.encode()).hexdigest()[: NONCE_MAX - 1]
+
+
+def message_ref(message_id: str) -> tuple[str, str]:
+    """(channel id, message id) of a message id "<channel id>/<message id>"."""
+    channel_id, slash, message = message_id.partition("/")
+    if not slash or not channel_id.isdigit() or not message.isdigit():
+        raise PermanentError(f"{message_id!r} is not a Discord message id '<channel>/<message>'")
+    return channel_id, message
+
+
+def _retry_after(exc: discord.HTTPException) -> float | None:
+    value = getattr(exc.response, "headers", {}).get("Retry-After")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def translate_error(exc: BaseException, *, action: str, channel: str) -> PlatformError:
+    """A discord.py or network failure as a `RetryableError` or a `PermanentError` whose
+    message says where and what went wrong (never the token). `action` is a verb phrase
+    ("post", "start a thread in", "edit a message in")."""
+    where = f"Discord: could not {action} channel {channel}"
+    if isinstance(exc, discord.RateLimited):
+        return RetryableError(f"{where}: rate limited", retry_after=exc.retry_after)
+    if isinstance(exc, discord.DiscordServerError):
+        return RetryableError(f"{where}: Discord failed (HTTP {exc.status})")
+    if isinstance(exc, discord.HTTPException):
+        status, code = exc.status, exc.code
+        if status == 429:
+            return RetryableError(f"{where}: rate limited", retry_after=_retry_after(exc))
+        if status >= 500:
+            return RetryableError(f"{where}: Discord failed (HTTP {status})")
+        if status == 401:
+            return PermanentError(f"{where}: the bot token is not valid (401 Unauthorized)")
+        if code == 50013:
+            missing = LIKELY_MISSING.get(action, "a permission this call needs")
+            reason = f"the bot lacks a permission there, likely {missing}"
+        else:
+            reason = EXPLAINED.get(code) or (exc.text.splitlines()[0] if exc.text else "")
+        detail = f"{code} {reason}".strip() if code else reason or "refused"
+        return PermanentError(f"{where}: {detail} (HTTP {status})")
+    if isinstance(exc, aiohttp.ClientError | asyncio.TimeoutError | OSError):
+        return RetryableError(f"{where}: the request did not complete ({type(exc).__name__})")
+    raise exc
+
+
+class DiscordPlatform:
+    """Posts parts as messages in a thread and edits them (the Platform protocol)."""
+
+    name = "discord"
+
+    def __init__(
+        self,
+        http: HTTPClient,
+        *,
+        oncall_role_id: int | None = None,
+        pacer: Pacer | None = None,
+        remember: int = 10_000,
+        refused_for: float = 600.0,
+    ) -> None:
+        self.http = http
+        self.oncall_role_id = oncall_role_id
+        self.pacer = pacer if pacer is not None else discord_pacer(45)
+        self._remember = remember
+        self._refused_for = refused_for
+        self._sent: OrderedDict[str, str] = OrderedDict()
+        self._threads: OrderedDict[str, None] = OrderedDict()
+        self._refused: dict[str, tuple[float, str]] = {}
+        self._unauthorized: str | None = None
+
+    async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
+        """Post `part` (as a reply in `thread`, the parent's id, when given) and return its
+        message id "<channel>/<message>"; a key posted before returns that id and posts
+        only what is still missing (see the module doc)."""
+        payloads = render(part, oncall_role_id=self.oncall_role_id)
+        if thread is None:
+            first = await self._send(channel, channel, payloads[0], key)
+            target = message_ref(first)[1]
+            if isinstance(part, ParentPart):
+                await self._start_thread(channel, first, thread_name(part))
+        else:
+            target = message_ref(thread)[1]
+            first = await self._send(channel, target, payloads[0], key)
+        for i, payload in enumerate(payloads[1:], start=1):
+            await self._send(channel, target, payload, f"{key}+{i}")
+        return first
+
+    async def update(self, channel: str, message_id: str, part: Part) -> None:
+        """Make message `message_id` ("<channel or thread>/<message>") show `part`, e.g.
+        with who acknowledged it; whom it may ping stays as when it was posted."""
+        target, message = message_ref(message_id)
+        payload = edit_payload(part, oncall_role_id=self.oncall_role_id)
+        route = Route(
+            "PATCH",
+            "/channels/{channel_id}/messages/{message_id}",
+            channel_id=target,
+            message_id=message,
+        )
+        await self._request(route, payload, channel=channel, action="edit a message in")
+
+    async def _send(self, channel: str, target: str, payload: Payload, key: str) -> str:
+        """POST one message to `target` (the channel or a thread) unless `key` was sent."""
+        if key in self._sent:
+            return self._sent[key]
+        body = {**payload, "nonce": nonce_of(key), "enforce_nonce": True}
+        route = Route("POST", "/channels/{channel_id}/messages", channel_id=target)
+        answer = await self._request(route, body, channel=channel, action="post")
+        message_id = f"{target}/{answer['id']}"
+        self._note(self._sent, key, message_id)
+        return message_id
+
+    async def _start_thread(self, channel: str, parent: str, name: str) -> None:
+        """Start the thread of message `parent`; one that already exists is fine."""
+        if parent in self._threads:
+            return
+        target, message = message_ref(parent)
+        route = Route(
+            "POST",
+            "/channels/{channel_id}/messages/{message_id}/threads",
+            channel_id=target,
+            message_id=message,
+        )
+        body = {"name": name, "auto_archive_duration": AUTO_ARCHIVE_MINUTES}
+        try:
+            await self._request(route, body, channel=channel, action="start a thread in")
+        except PermanentError as exc:
+            if not isinstance(exc.__cause__, discord.HTTPException):
+                raise
+            if exc.__cause__.code != THREAD_EXISTS:
+                raise
+        self._note(self._threads, parent, None)
+
+    async def _request(self, route: Route, body: Payload, *, channel: str, action: str) -> Any:
+        """One paced request through discord.py; failures translated, 401/403 remembered."""
+        self._check_allowed(channel, action)
+        await self.pacer.wait(None)
+        try:
+            return await self.http.request(route, json=body)
+        except Exception as exc:
+            error = translate_error(exc, action=action, channel=channel)
+            if isinstance(exc, discord.HTTPException) and exc.status == 401:
+                self._unauthorized = str(error)
+            elif isinstance(exc, discord.HTTPException) and exc.status == 403:
+                self._refused[channel] = (time.monotonic() + self._refused_for, str(error))
+            raise error from exc
+
+    def _check_allowed(self, channel: str, action: str) -> None:
+        """Refuse at once what Discord refused with 401 (anywhere) or 403 (in `channel`)."""
+        if self.http.token is None:
+            raise RetryableError(f"Discord: could not {action} channel {channel}: not logged in")
+        if self._unauthorized is not None:
+            raise PermanentError(f"{self._unauthorized}; no request is sent until a restart")
+        refused = self._refused.get(channel)
+        if refused is not None:
+            until, reason = refused
+            if time.monotonic() < until:
+                raise PermanentError(f"{reason}; not retried for {self._refused_for:.0f} s")
+            del self._refused[channel]
+
+    def _note(self, memory: OrderedDict, key: str, value: Any) -> None:
+        memory[key] = value
+        memory.move_to_end(key)
+        while len(memory) > self._remember:
+            memory.popitem(last=False)
