@@ -269,3 +269,36 @@ async def test_a_button_posted_before_a_restart_records_the_ack_and_edits_its_me
     assert edited["components"][0]["components"][0]["custom_id"] == f"wire:ack:{item.id}"
     assert refusal["type"] == 4 and refusal["data"]["flags"] == 64
     assert refusal["data"]["content"] == GONE
+
+
+async def test_an_enforced_nonce_posts_once_within_the_window(discord_api):
+    fake, http = discord_api
+    channel, other = fake.add_channel(), fake.add_channel()
+    payload = render(parts_of(story())[0])[0]
+    once = {**payload, "nonce": "d1.0", "enforce_nonce": True}
+    first = await send(http, channel, once)
+    assert (await send(http, channel, once))["id"] == first["id"]
+    assert (await send(http, other, once))["id"] != first["id"]  # per channel
+    loose = {**payload, "nonce": "d1.0"}  # a nonce not enforced is only echoed
+    assert (await send(http, channel, loose))["id"] != first["id"]
+    fake.nonce_window = 0
+    assert (await send(http, channel, once))["id"] != first["id"]
+    assert len(fake.thread_messages(channel)) == 3
+
+
+async def test_scripted_errors_and_denied_channels(discord_api):
+    fake, http = discord_api
+    channel = fake.add_channel()
+    payload = render(parts_of(story())[0])[0]
+    fake.script_error("messages", 503)
+    with pytest.raises(discord.DiscordServerError):
+        await send(http, channel, payload)
+    posted = await send(http, channel, payload)
+    thread = await http.start_thread_with_message(
+        channel, posted["id"], name="t", auto_archive_duration=1440
+    )
+    fake.deny(channel, 50013)
+    for target in (channel, thread["id"]):
+        with pytest.raises(discord.Forbidden) as refused:
+            await send(http, target, payload)
+        assert refused.value.code == 50013
