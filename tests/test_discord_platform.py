@@ -321,3 +321,17 @@ async def test_update_edits_the_item_message_in_its_thread(discord_api):
     assert edited["mention_roles"] == [] and not edited["mention_everyone"]
     others = [m for m in fake.messages.values() if m["id"] != message]
     assert all(m["edited_timestamp"] is None for m in others)
+
+
+async def test_a_part_too_big_for_one_message_continues_in_the_thread(discord_api):
+    fake, http = discord_api
+    channel = fake.add_channel()
+    big = story().model_copy(update={"lede": "word " * 2000})
+    parent_part = parts_of(big)[0]
+    payloads = render(parent_part, oncall_role_id=ROLE)
+    assert len(payloads) == 2
+    parent = await platform_for(http).post(channel, parent_part, None, key="8.0")
+    thread = parent.split("/")[1]
+    assert [m["nonce"] for m in fake.thread_messages(channel)] == ["8.0"]
+    [rest] = fake.thread_messages(thread)
+    assert rest["nonce"] == "8.0+1" and rest["embeds"] == payloads[1]["embeds"]

@@ -152,9 +152,10 @@ class DiscordPlatform:
         payloads = render(part, oncall_role_id=self.oncall_role_id)
         if thread is None:
             first = await self._send(channel, channel, payloads[0], key)
-            target = message_ref(first)[1]
+            target = channel
             if isinstance(part, ParentPart):
                 await self._start_thread(channel, first, thread_name(part))
+                target = message_ref(first)[1]
         else:
             target = message_ref(thread)[1]
             first = await self._send(channel, target, payloads[0], key)
