@@ -29,6 +29,7 @@ import logging
 import os
 import random
 import socket
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
@@ -60,6 +61,15 @@ class Summary:
         for field in fields(self):
             setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
         return self
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    """A claimed delivery waiting for a slot, with what was known when it was claimed."""
+
+    claim: Claim
+    posted: list[PostedPart]
+    claimed_at: datetime
 
 
 def part_key(delivery_id: int, part_index: int) -> str:
@@ -104,40 +114,71 @@ class Worker:
         self._stories: dict[str, Story] = {}
 
     async def run_once(self, *, stop: asyncio.Event | None = None) -> Summary:
-        """Deliver everything due now (claiming in batches) and return what happened."""
+        """Deliver everything due now and return what happened.
+
+        A sliding window: up to `settings.workers` deliveries are in flight, and as each one
+        ends the next starts, claiming `batch_size` more rows whenever the claimed ones run
+        out; one slow channel never holds back the others. Once nothing is in flight the
+        outbox is looked at once more, for rows that came due meanwhile (retries).
+
+        On `stop` no delivery starts, the ones in flight finish their part in flight and
+        release the rest, and claims not yet started are released untried. A store failure
+        in one delivery stops new starts too, lets the others finish, and is raised.
+        """
         stop = stop or asyncio.Event()
         total = Summary()
-        limit = asyncio.Semaphore(self.settings.workers)
-        deliveries = self.store.deliveries
-
-        while not stop.is_set():
-            claimed_at = utcnow()
-            claims = await deliveries.claim_due(
-                worker_id=self.worker_id,
-                limit=self.settings.batch_size,
-                lease=self.settings.lease,
-                platforms=list(self.platforms),
-            )
-            if not claims:
-                break
-            posted = await deliveries.posted_parts_of([claim.id for claim in claims])
-            results = await asyncio.gather(
-                *(self._limited(limit, c, stop, posted[c.id], claimed_at) for c in claims)
-            )
-            for result in results:
-                total += result
+        waiting: deque[_Claimed] = deque()
+        running: set[asyncio.Task[Summary]] = set()
+        exhausted = False  # the last claim found nothing due
+        failure: BaseException | None = None
+        try:
+            while True:
+                while failure is None and not stop.is_set():
+                    if len(running) >= self.settings.workers:
+                        break
+                    if not waiting and not exhausted:
+                        waiting.extend(await self._claim())
+                        exhausted = not waiting
+                    if not waiting:
+                        break
+                    running.add(asyncio.create_task(self._start(waiting.popleft(), stop)))
+                if not running:
+                    break
+                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task.exception() is None:
+                        total += task.result()
+                    elif failure is None:
+                        failure = task.exception()
+                exhausted = exhausted and bool(running)
+        finally:
+            for task in running:  # only when run_once itself is cancelled
+                task.cancel()
+        for claimed in waiting:
+            await self.store.deliveries.release(claimed.claim.id, worker_id=self.worker_id)
+            total += Summary(claimed=1, released=1)
+        if failure is not None:
+            raise failure
         return total
 
-    async def _limited(
-        self,
-        limit: asyncio.Semaphore,
-        claim: Claim,
-        stop: asyncio.Event,
-        posted: list[PostedPart],
-        claimed_at: datetime,
-    ) -> Summary:
-        async with limit:
-            return await self.deliver(claim, stop=stop, posted=posted, claimed_at=claimed_at)
+    async def _claim(self) -> list[_Claimed]:
+        """Claim up to `batch_size` due rows, with the parts they already have posted."""
+        claimed_at = utcnow()
+        claims = await self.store.deliveries.claim_due(
+            worker_id=self.worker_id,
+            limit=self.settings.batch_size,
+            lease=self.settings.lease,
+            platforms=list(self.platforms),
+        )
+        if not claims:
+            return []
+        posted = await self.store.deliveries.posted_parts_of([claim.id for claim in claims])
+        return [_Claimed(claim, posted[claim.id], claimed_at) for claim in claims]
+
+    async def _start(self, claimed: _Claimed, stop: asyncio.Event) -> Summary:
+        return await self.deliver(
+            claimed.claim, stop=stop, posted=claimed.posted, claimed_at=claimed.claimed_at
+        )
 
     async def run_forever(self, stop: asyncio.Event) -> Summary:
         """Poll the outbox until `stop` is set; returns the totals."""

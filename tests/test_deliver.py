@@ -287,3 +287,97 @@ async def test_concurrency_within_one_worker(store: Store, workers: int) -> None
     for post in chat.posts:
         by_story.setdefault(post.part.story_id, []).append(post.part.index)
     assert all(indexes == [0, 1, 2, 3] for indexes in by_story.values())
+
+
+@dataclass
+class GatedPlatform:
+    """Holds every post to `slow_channel` until `gate` opens; counts posts in flight."""
+
+    slow_channel: str
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+    others_done: asyncio.Event = field(default_factory=asyncio.Event)
+    others_expected: int = 0
+    name: str = "chat"
+    posts: list[tuple[str, str]] = field(default_factory=list)
+    in_flight: int = 0
+    peak: int = 0
+
+    async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            if channel == self.slow_channel:
+                await self.gate.wait()
+            else:
+                await asyncio.sleep(0.001)
+        finally:
+            self.in_flight -= 1
+        self.posts.append((channel, key))
+        if sum(1 for c, _ in self.posts if c != self.slow_channel) == self.others_expected:
+            self.others_done.set()
+        return f"m{len(self.posts)}"
+
+    async def update(self, channel: str, message_id: str, part: Part) -> None:
+        return None
+
+
+async def enqueue_to(store: Store, n: int, channel: str) -> int:
+    queued = await store.deliveries.enqueue(
+        build_story(n), platform="chat", workspace="W", channel=channel
+    )
+    return queued.id
+
+
+async def test_a_slow_delivery_does_not_hold_back_the_next_claims(store: Store) -> None:
+    await enqueue_to(store, 300, "slow")  # claimed first: the oldest row
+    for n in range(6):
+        await enqueue_to(store, 301 + n, f"C{n}")
+    chat = GatedPlatform(slow_channel="slow", others_expected=6 * 4)
+    settings = DeliverySettings(workers=2, batch_size=2)
+    running = asyncio.create_task(Worker(store, [chat], settings=settings).run_once())
+    # One slot stays taken by the gated channel; the six others go through the other slot,
+    # claimed as it frees, while the slow delivery is still on its first part.
+    await asyncio.wait_for(chat.others_done.wait(), timeout=5)
+    assert not running.done() and not any(c == "slow" for c, _ in chat.posts)
+    chat.gate.set()
+    summary = await asyncio.wait_for(running, timeout=5)
+    assert (summary.claimed, summary.delivered, summary.parts_posted) == (7, 7, 28)
+    assert [c for c, _ in chat.posts[-4:]] == ["slow"] * 4
+    assert chat.peak == 2
+
+
+async def test_deliveries_in_flight_never_exceed_the_workers(store: Store) -> None:
+    for n in range(12):
+        await enqueue_to(store, 400 + n, f"C{n}")
+    chat = GatedPlatform(slow_channel="none")
+    chat.gate.set()
+    settings = DeliverySettings(workers=3, batch_size=5)
+    summary = await Worker(store, [chat], settings=settings).run_once()
+    assert (summary.claimed, summary.delivered, summary.parts_posted) == (12, 12, 48)
+    assert chat.peak == 3
+    assert len({key for _, key in chat.posts}) == 48
+
+
+async def test_stop_releases_the_claims_not_yet_started(store: Store) -> None:
+    ids = [await enqueue_to(store, 500 + n, f"C{n}") for n in range(3)]
+    stop = asyncio.Event()
+    chat = RecordingPlatform(after_post=stop, stop_after=1)
+    worker = Worker(store, [chat], settings=DeliverySettings(workers=1, batch_size=3))
+    summary = await worker.run_once(stop=stop)
+    assert (summary.claimed, summary.released, summary.parts_posted) == (3, 3, 1)
+    for delivery_id, parts in zip(ids, [1, 0, 0], strict=True):
+        info = await store.listing.get(delivery_id)
+        assert info is not None
+        assert (info.state, info.attempts, info.parts_posted) == ("pending", 0, parts)
+    again = await worker.run_once()
+    assert (again.delivered, again.parts_posted) == (3, 11)
+    assert len({p.key for p in chat.posts}) == 12
+
+
+async def test_rows_that_come_due_during_a_run_are_delivered_in_it(store: Store) -> None:
+    await enqueue_to(store, 600, "C0")
+    chat = RecordingPlatform(failures=[RetryableError("busy")])
+    settings = DeliverySettings(workers=4, backoff_base=1e-6, backoff_cap=1e-6)
+    summary = await Worker(store, [chat], settings=settings).run_once()
+    assert (summary.claimed, summary.retried, summary.delivered) == (2, 1, 1)
+    assert [p.part.index for p in chat.posts] == [0, 1, 2, 3]
