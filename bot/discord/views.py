@@ -1,10 +1,13 @@
 """The Acknowledge button: a dynamic item whose custom_id ("wire:ack:<item id>") carries all
 it needs, so a button posted before a restart still works after it.
 
-`ack_button(on_ack)` binds the handler (the command layer's ack: store it, return the item's
-part re-rendered with its acks, or None when the item is unknown) and gives the class to
-register once with `client.add_dynamic_items(...)`; discord.py then builds a button from
-any matching custom_id it receives. `AckView` is the persistent view (timeout=None) the
+`ack_button(on_ack)` binds the handler and gives the class to register once with
+`client.add_dynamic_items(...)`; discord.py then builds a button from any matching
+custom_id it receives. The handler records the ack and answers with the item's part
+re-rendered with its acks (the press edits the message in place), with `Acked` when the
+message was already edited another way (the press is acknowledged without a second edit),
+or with None when the item is unknown. A subclass may override `answer` to use more of the
+interaction than the presser (e.g. the channel the button is in). `AckView` is the persistent view (timeout=None) the
 button lives in when a message is sent or edited through discord.py objects.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import discord
@@ -20,7 +24,17 @@ from bot.discord.escape import allowed_mentions
 from bot.discord.render import ACK_LABEL, ACK_PREFIX, CUSTOM_ID_MAX, ack_custom_id, edit_payload
 from bot.parts import Part, item_id_of
 
-AckHandler = Callable[[str, int, str], Awaitable[Part | None]]
+
+@dataclass(frozen=True, slots=True)
+class Acked:
+    """The ack is recorded and the item's message already shows it; `note`, if any, is told
+    to the presser alone (e.g. that they had acknowledged before)."""
+
+    note: str | None = None
+
+
+AckAnswer = Part | Acked | None
+AckHandler = Callable[[str, int, str], Awaitable[AckAnswer]]
 TEMPLATE = re.compile(
     re.escape(ACK_PREFIX) + rf"(?P<item_id>[\x21-\x7e]{{1,{CUSTOM_ID_MAX - len(ACK_PREFIX)}}})"
 )
@@ -54,20 +68,32 @@ class AckButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE):
         """The button for a pressed custom_id (called by discord.py on dispatch)."""
         return cls(match["item_id"])
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        """Record the ack through the bound handler and show the item's new state in place."""
+    async def answer(self, interaction: discord.Interaction) -> AckAnswer:
+        """Record the ack of the presser through the bound handler."""
         if self.on_ack is None:
             raise RuntimeError("AckButton is unbound: register ack_button(on_ack) instead")
         user = interaction.user
-        part = await self.on_ack(self.item_id, user.id, user.display_name)
-        if part is None:
-            await interaction.response.send_message(
+        return await self.on_ack(self.item_id, user.id, user.display_name)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Record the ack and answer the press (see the module doc)."""
+        answer = await self.answer(interaction)
+        response = interaction.response
+        if answer is None:
+            await response.send_message(
                 GONE, ephemeral=True, allowed_mentions=allowed_mentions(None)
             )
-            return
-        await interaction.response.edit_message(
-            **edit_arguments(part, oncall_role_id=self.oncall_role_id, button=type(self))
-        )
+        elif isinstance(answer, Acked):
+            if answer.note is None:
+                await response.defer()  # DEFERRED_UPDATE_MESSAGE: the message stays as edited
+            else:
+                await response.send_message(
+                    answer.note, ephemeral=True, allowed_mentions=allowed_mentions(None)
+                )
+        else:
+            await response.edit_message(
+                **edit_arguments(answer, oncall_role_id=self.oncall_role_id, button=type(self))
+            )
 
 
 def ack_button(on_ack: AckHandler, *, oncall_role_id: int | None = None) -> type[AckButton]:

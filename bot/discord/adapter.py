@@ -1,0 +1,188 @@
+"""Discord as an adapter of `wire run`: the platform that posts stories and the gateway
+session that takes `/wire`, buttons and reactions (see `bot.adapters`).
+
+    adapter = DiscordAdapter.from_settings(settings)   # no I/O
+    await adapter.start(hub)    # log in, sync /wire, connect, wait until READY
+    await adapter.close()
+
+discord.py's REST base URL is `settings.discord.api_url`, and the gateway is the one
+`GET /gateway/bot` names, so the whole client can be pointed elsewhere by one setting. The
+gateway session is exclusive (`bot.frontends`): every session of a bot receives every
+event, so only one replica runs it. The platform logs in by itself when it posts first
+(`wire run --once` starts no front end), and both share one login.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import aiohttp
+import discord
+import yarl
+from aiohttp import web
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from bot.adapters import Hub
+from bot.discord.client import WireBot
+from bot.discord.platform import DiscordPlatform, discord_pacer
+from bot.errors import PermanentError, RetryableError, SettingsError
+from bot.parts import Part
+from bot.settings import Settings
+
+log = logging.getLogger("wire.discord")
+
+
+class DiscordStartError(PermanentError):
+    """The Discord front end could not start; the message says why in one sentence."""
+
+
+class TokenRefused(DiscordStartError):
+    """Discord answered the bot token with 401: nothing works until it is replaced."""
+
+
+def oncall_role(settings: Settings) -> int | None:
+    """The on-call role id a reminder mentions (`acks.oncall.discord`), if configured."""
+    raw = settings.acks.oncall.discord
+    if raw is None or raw == "":
+        return None
+    cleaned = raw.strip().removeprefix("<@&").removesuffix(">")
+    if not cleaned.isdigit():
+        raise SettingsError([f"acks.oncall.discord {raw!r} is not a Discord role id"])
+    return int(cleaned)
+
+
+class LoginFirstPlatform(DiscordPlatform):
+    """The Discord platform, logging the shared client in before its first request."""
+
+    def __init__(self, *args, login, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._login = login
+
+    async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
+        await self._login()
+        return await super().post(channel, part, thread, key=key)
+
+    async def update(self, channel: str, message_id: str, part: Part) -> None:
+        await self._login()
+        await super().update(channel, message_id, part)
+
+
+class DiscordAdapter:
+    """The Discord platform and front end (see the module doc)."""
+
+    name = "discord"
+    exclusive = True
+    guild_ready_timeout = 2.0  # seconds without GUILD_CREATE before discord.py says READY
+    ready_timeout = 60.0
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings.discord
+        if self.settings.bot_token is None:
+            raise SettingsError(["discord.bot_token is required to run on Discord"])
+        Route.BASE = str(self.settings.api_url).rstrip("/")
+        self.bot = WireBot(self.settings, guild_ready_timeout=self.guild_ready_timeout)
+        self.platform = LoginFirstPlatform(
+            self.bot.client.http,
+            oncall_role_id=oncall_role(settings),
+            pacer=discord_pacer(self.settings.requests_per_second),
+            login=self._login_for_platform,
+        )
+        self._login_lock = asyncio.Lock()
+        self._logged_in = False
+        self._session: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DiscordAdapter:
+        """The adapter for `settings`; checks them, connects nothing."""
+        return cls(settings)
+
+    def mount(self, app: web.Application) -> bool:
+        """Discord talks over the gateway: no HTTP route to serve."""
+        return False
+
+    async def start(self, hub: Hub) -> None:
+        """Log in, sync `/wire`, open the gateway session and wait until READY; a refused
+        token, a refused intent or an unreachable Discord is one clear `DiscordStartError`."""
+        client = self.bot.client
+        if self._session is not None:
+            return
+        self.bot.bind(hub)
+        await self._login()
+        try:
+            await self.bot.sync_commands()
+            _shards, url, _limits = await client.http.get_bot_gateway()
+        except (discord.HTTPException, discord.GatewayNotFound, aiohttp.ClientError) as error:
+            await client.close()
+            raise DiscordStartError(
+                f"Discord: could not register /wire or find the gateway: {error}"
+            ) from error
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+        self._session = asyncio.create_task(client.connect(reconnect=True), name="discord gateway")
+        ready = asyncio.create_task(client.wait_until_ready())
+        done, _ = await asyncio.wait(
+            {self._session, ready}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if ready in done:
+            log.info("connected to Discord as %s", client.user)
+            return
+        ready.cancel()
+        session, self._session = self._session, None
+        failure = session.exception() if session in done else None
+        if session not in done:
+            session.cancel()
+        await client.close()
+        raise DiscordStartError(self._why(failure)) from failure
+
+    def _why(self, failure: BaseException | None) -> str:
+        if failure is None:
+            return f"Discord: the gateway did not become ready within {self.ready_timeout:.0f} s"
+        if isinstance(failure, discord.PrivilegedIntentsRequired):
+            return "Discord: the gateway refused the intents asked for (privileged intents)"
+        if isinstance(failure, discord.ConnectionClosed):
+            return f"Discord: the gateway closed the session (code {failure.code})"
+        return f"Discord: could not connect to the gateway ({type(failure).__name__})"
+
+    async def _login(self) -> None:
+        """Log the client in once (REST only); a refused token is a `DiscordStartError`."""
+        async with self._login_lock:
+            if self._logged_in:
+                return
+            if self.bot.client.is_closed():  # closed before: discord.py can open it again
+                self.bot.client.clear()
+            token = self.settings.bot_token.get_secret_value()  # type: ignore[union-attr]
+            try:
+                await self.bot.client.login(token)
+            except discord.LoginFailure:
+                await self.bot.client.close()
+                raise TokenRefused(
+                    "Discord refused the bot token (401 Unauthorized): check discord.bot_token"
+                ) from None
+            except (discord.HTTPException, aiohttp.ClientError, OSError) as error:
+                await self.bot.client.close()
+                self.bot.client.clear()
+                raise DiscordStartError(
+                    f"Discord: could not log in ({type(error).__name__})"
+                ) from None
+            self._logged_in = True
+
+    async def _login_for_platform(self) -> None:
+        """Log in before posting; an unreachable Discord is retried like a failed post."""
+        try:
+            await self._login()
+        except TokenRefused:
+            raise
+        except DiscordStartError as error:
+            raise RetryableError(str(error)) from error
+
+    async def close(self) -> None:
+        """Close the gateway session and the client's HTTP session; safe to call twice."""
+        session, self._session = self._session, None
+        if self._logged_in or session is not None:
+            await self.bot.client.close()
+        if session is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(session, timeout=5)
+        self._logged_in = False
