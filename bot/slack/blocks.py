@@ -350,6 +350,18 @@ def render_reminder(part: ReminderPart) -> list[SlackMessage]:
     return _messages(blocks, preview)
 
 
+def notification_text(raw: str) -> str:
+    """A one-line notification preview of untrusted `raw`, escaped and cut at a space."""
+    return _preview(raw)
+
+
+def text_sections(raw: str) -> list[Block]:
+    """Untrusted multi-line `raw` (a command's reply, which echoes what was typed) as
+    sections: each line escaped, lines kept, split between lines to fit a section."""
+    pieces = [("\n", chunk) for line in raw.splitlines() for chunk in _chunks(line)]
+    return [section(c) for c in _pack(pieces, SECTION_CHARS)]
+
+
 def render(part: Part) -> list[SlackMessage]:
     """The Slack messages of a part: the first is the part's own message, any others are
     follow-ups posted in the same thread (see the module doc)."""

@@ -1,5 +1,6 @@
-"""A loopback Slack Web API: chat.postMessage, chat.update, reactions.add/remove, auth.test
-and conversations.replies, with Slack's auth errors and rate limits.
+"""A loopback Slack Web API: chat.postMessage, chat.update, reactions.add/remove, auth.test,
+conversations.replies and users.info, with Slack's auth errors and rate limits; and the
+response_url webhooks that slash commands and interactions answer through.
 
 Every request is checked against Slack's OpenAPI description (peers/slack-api-specs): the
 method must exist, its required parameters be present and no parameter be unknown, except
@@ -12,6 +13,11 @@ Limits: chat.postMessage takes one message per channel per `per_channel_interval
 and `per_minute` messages a minute per workspace; past either it answers HTTP 429
 `ratelimited` with a Retry-After header, as Slack does. `fail` scripts the next answers of a
 method (5xx, Slack errors, 429s) before any real handling.
+
+response_url: `hook_url(name)` is a URL like Slack's `https://hooks.slack.com/commands/…`
+that accepts the JSON messages Slack documents (text and/or blocks, `response_type`
+"ephemeral" or "in_channel", `replace_original`, …), at most five per URL; they are kept
+in `responses` and checked like posted blocks.
 """
 
 from __future__ import annotations
@@ -37,7 +43,26 @@ SPEC_MISSING = {  # parameters Slack accepts that the frozen 2020 spec does not 
     "chat.update": {"metadata"},
     "conversations.replies": {"include_all_metadata"},
 }
-REALLY_REQUIRED = {"conversations.replies": {"channel", "ts"}}  # the spec marks none required
+# slack-sdk adds the workspace's `team_id` to every call of a client made for one request
+# (as bolt does), which Slack accepts on any method; the 2020 spec lists it on few
+ANY_METHOD = {"token", "team_id"}
+REALLY_REQUIRED = {  # the spec marks none required
+    "conversations.replies": {"channel", "ts"},
+    "users.info": {"user"},
+}
+RESPONSE_FIELDS = {
+    "text",
+    "blocks",
+    "attachments",
+    "response_type",
+    "replace_original",
+    "delete_original",
+    "unfurl_links",
+    "unfurl_media",
+    "thread_ts",
+    "metadata",
+}
+RESPONSES_PER_URL = 5
 TEAM_ID, BOT_USER, BOT_ID = "T0WIRE0001", "U0WIRE0001", "B0WIRE0001"
 
 
@@ -100,6 +125,41 @@ class Scripted:
 
 
 @dataclass
+class Response:
+    """A message posted to a response_url."""
+
+    name: str
+    body: dict[str, Any]
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.body.get("response_type", "ephemeral") == "ephemeral"
+
+    def texts(self) -> list[str]:
+        """The text and every text object of the blocks, in order."""
+        return [self.body.get("text") or "", *block_texts(self.body.get("blocks") or [])]
+
+
+def block_texts(blocks: list[dict[str, Any]]) -> list[str]:
+    """Every `text` string found anywhere in `blocks`, in order."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(blocks)
+    return found
+
+
+@dataclass
 class Recorded:
     method: str
     params: dict[str, Any]
@@ -119,8 +179,10 @@ class FakeSlack:
         per_channel_interval: float = 1.0,
         per_minute: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
+        users: dict[str, str] | None = None,
     ) -> None:
         self.tokens = set(tokens)
+        self.users = dict(users or {})  # user id → display name, for users.info
         self.channels = set(channels)
         self.not_member = set(not_member)
         self.per_channel_interval = per_channel_interval
@@ -129,6 +191,7 @@ class FakeSlack:
         self.messages: dict[str, list[Message]] = {}
         self.requests: list[Recorded] = []
         self.problems: list[str] = []
+        self.responses: list[Response] = []
         self._script: deque[Scripted] = deque()
         self._last_post: dict[str, float] = {}
         self._window: deque[float] = deque()
@@ -160,10 +223,19 @@ class FakeSlack:
         """The recorded calls of `method`, answered or not."""
         return [r for r in self.requests if r.method == method]
 
+    def hook_url(self, name: str) -> str:
+        """A response_url (as Slack puts in a command or interaction payload) named `name`."""
+        return f"{self.url.removesuffix('/api/')}/hooks/commands/{TEAM_ID}/1/{name}"
+
+    def responses_to(self, name: str) -> list[Response]:
+        """The messages posted to the response_url `name`, in order."""
+        return [r for r in self.responses if r.name == name]
+
     # ---- lifecycle -------------------------------------------------------------------------
     async def start(self) -> str:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
+        app.router.add_post("/hooks/commands/{team}/{id}/{name}", self._hook)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -206,6 +278,34 @@ class FakeSlack:
         self.requests.append(Recorded(method, params, status, body.get("error")))
         return web.json_response(body, status=status, headers=headers)
 
+    async def _hook(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        try:
+            body = json.loads(await request.read())
+        except ValueError:
+            body = None
+        problems = self._check_response(name, body)
+        if problems:
+            self.problems += problems
+            return web.Response(status=400, text="invalid_payload")
+        self.responses.append(Response(name, body))
+        return web.Response(text="ok")
+
+    def _check_response(self, name: str, body: Any) -> list[str]:
+        where = f"response_url {name}"
+        if not isinstance(body, dict):
+            return [f"{where}: body is not a JSON object"]
+        out = [f"{where}: unknown field {k!r}" for k in sorted(set(body) - RESPONSE_FIELDS)]
+        if not body.get("text") and not body.get("blocks"):
+            out.append(f"{where}: neither text nor blocks")
+        if body.get("response_type", "ephemeral") not in ("ephemeral", "in_channel"):
+            out.append(f"{where}: response_type {body['response_type']!r}")
+        if "blocks" in body:
+            out += self._check_blocks(where, body["blocks"])
+        if len(self.responses_to(name)) >= RESPONSES_PER_URL:
+            out.append(f"{where}: more than {RESPONSES_PER_URL} messages")
+        return out
+
     def _answer(self, method: str, params: dict[str, Any], headers) -> tuple[int, dict, dict]:
         auth = headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else params.get("token")
@@ -235,7 +335,7 @@ class FakeSlack:
 
     def _check(self, method: str, params: dict[str, Any]) -> list[str]:
         names, required = web_methods()[method]
-        allowed = names | SPEC_MISSING.get(method, set()) | {"token"}
+        allowed = names | SPEC_MISSING.get(method, set()) | ANY_METHOD
         needed = required | REALLY_REQUIRED.get(method, set())
         out = [f"{method}: missing required parameter {p!r}" for p in sorted(needed - set(params))]
         out += [f"{method}: unknown parameter {p!r}" for p in sorted(set(params) - allowed)]
@@ -397,6 +497,20 @@ class FakeSlack:
 
     def _reactions_remove(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
         return self._reaction(params, add=False)
+
+    def _users_info(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        user_id = str(params["user"])
+        name = self.users.get(user_id)
+        if name is None:
+            return 200, {"ok": False, "error": "user_not_found"}, {}
+        user = {
+            "id": user_id,
+            "team_id": TEAM_ID,
+            "name": name.lower().replace(" ", "."),
+            "real_name": name,
+            "profile": {"display_name": name, "real_name": name},
+        }
+        return 200, {"ok": True, "user": user}, {}
 
     def _conversations_replies(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
         channel, ts = str(params["channel"]), str(params["ts"])

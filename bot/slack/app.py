@@ -1,0 +1,208 @@
+"""The Slack front end: a slack-bolt `AsyncApp` taking `/wire`, Acknowledge buttons and ✅
+reactions, answering through the shared command layer (`Hub`).
+
+Pure translation at the edge, SDK wiring kept small: `command_context`, `reply_payloads`,
+`button_ack` and `is_ack_reaction` turn Slack payloads into neutral values and replies into
+response_url messages, without a network; `build_app` registers three listeners that call
+them. Bolt verifies every request's signature (HMAC-SHA256 of `v0:{timestamp}:{body}` with
+the signing secret, timestamps older than five minutes refused with 401), answers
+`url_verification` and ignores the app's own events (its ✅ reactions included).
+
+Slack wants an ack within three seconds: each listener acks first, and bolt runs the rest
+after the HTTP response (or the Socket Mode envelope ack) has gone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.adapters import Hub
+from bot.parts import parts_of
+from bot.replies import Context, Reply
+from bot.slack.blocks import (
+    ACK_ACTION_ID,
+    MAX_BLOCKS,
+    Block,
+    context,
+    notification_text,
+    render,
+    text_sections,
+)
+
+log = logging.getLogger("wire.slack")
+
+COMMAND = "/wire"
+ACK_REACTIONS = frozenset({"white_check_mark", "heavy_check_mark"})
+MAX_RESPONSES = 5  # Slack takes at most five messages per response_url
+RESPONSE_TYPE = {"ephemeral": "ephemeral", "channel": "in_channel"}
+NOT_POSTED_HERE = (
+    "That action item was not posted in this channel, so it cannot be acknowledged here."
+)
+ALREADY_ACKED = "You had already acknowledged this item: nothing changed."
+
+
+@dataclass(frozen=True, slots=True)
+class AckRequest:
+    """Someone pressed Acknowledge on an item (or reacted ✅ to it) in a channel."""
+
+    item_id: str
+    channel: str
+    user_id: str
+    user_name: str
+
+
+def command_context(body: Mapping[str, Any]) -> Context:
+    """Who typed a slash command, and where, from its form fields."""
+    user_id = str(body.get("user_id") or "")
+    return Context(
+        platform="slack",
+        workspace=str(body.get("team_id") or ""),
+        channel=str(body.get("channel_id") or ""),
+        user_id=user_id,
+        user_name=str(body.get("user_name") or user_id),
+    )
+
+
+def command_text(body: Mapping[str, Any]) -> str:
+    """The command line as the command layer reads it: "/wire" and what followed it."""
+    return f"{COMMAND} {body.get('text') or ''}".strip()
+
+
+def _payload(blocks: list[Block], text: str, response_type: str) -> dict[str, Any]:
+    return {
+        "text": text,
+        "blocks": blocks,
+        "response_type": response_type,
+        "replace_original": False,
+    }
+
+
+def reply_payloads(reply: Reply) -> list[dict[str, Any]]:
+    """The response_url messages of a reply: its text (escaped, since it echoes what was
+    typed) and, for a preview, the story's blocks as they would be posted. Blocks beyond 50
+    go into further messages; beyond Slack's five messages the last one says what is left."""
+    text = notification_text(reply.text)
+    blocks = text_sections(reply.text) or [context("(no reply)")]
+    if reply.story is not None:
+        blocks.append({"type": "divider"})
+        blocks += [b for part in parts_of(reply.story) for m in render(part) for b in m.blocks]
+    chunks = [blocks[i : i + MAX_BLOCKS] for i in range(0, len(blocks), MAX_BLOCKS)]
+    if len(chunks) > MAX_RESPONSES:
+        left = sum(len(c) for c in chunks[MAX_RESPONSES - 1 :])
+        last = chunks[MAX_RESPONSES - 1][: MAX_BLOCKS - 1]
+        left -= len(last)
+        last.append(context(f"… and {left} more blocks: too long to show here."))
+        chunks = [*chunks[: MAX_RESPONSES - 1], last]
+    response_type = RESPONSE_TYPE[reply.visibility]
+    return [_payload(chunk, text, response_type) for chunk in chunks]
+
+
+def button_ack(body: Mapping[str, Any], action: Mapping[str, Any]) -> AckRequest | None:
+    """The ack a `block_actions` press of Acknowledge asks for (None when it names none)."""
+    user = body.get("user") or {}
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get(
+        "channel_id"
+    )
+    item_id, user_id = action.get("value"), user.get("id")
+    if not (item_id and channel and user_id):
+        return None
+    name = user.get("name") or user.get("username") or user_id
+    return AckRequest(item_id=str(item_id), channel=str(channel), user_id=user_id, user_name=name)
+
+
+def is_ack_reaction(reaction: str) -> bool:
+    """True for ✅ and ✔️, whatever skin tone ("white_check_mark::skin-tone-2")."""
+    return reaction.split("::", 1)[0] in ACK_REACTIONS
+
+
+class UserNames:
+    """Display names of Slack users (users.info), remembered per user; the id on failure."""
+
+    def __init__(self, client: AsyncWebClient, *, remember: int = 5_000) -> None:
+        self.client = client
+        self._remember = remember
+        self._names: OrderedDict[str, str] = OrderedDict()
+
+    async def name(self, user_id: str) -> str:
+        """`user_id`'s display name, else real name, else handle, else the id itself."""
+        if user_id in self._names:
+            return self._names[user_id]
+        try:
+            response = await self.client.users_info(user=user_id)
+        except (SlackApiError, SlackClientError, OSError) as error:
+            log.warning("could not look up Slack user %s: %s", user_id, type(error).__name__)
+            return user_id
+        user = response.get("user") or {}
+        profile = user.get("profile") or {}
+        found = profile.get("display_name") or profile.get("real_name") or user.get("name")
+        name = str(found or user_id)
+        self._names[user_id] = name
+        while len(self._names) > self._remember:
+            self._names.popitem(last=False)
+        return name
+
+
+def build_app(*, client: AsyncWebClient, signing_secret: str, hub: Hub) -> AsyncApp:
+    """The bolt app of The Wire: `/wire`, the Acknowledge button and ✅ reactions."""
+    app = AsyncApp(client=client, signing_secret=signing_secret, logger=log)
+    names = UserNames(client)
+
+    @app.command(COMMAND)
+    async def wire_command(ack, body, respond) -> None:
+        await ack()
+        reply = await hub.commands.handle(command_text(body), context=command_context(body))
+        for payload in reply_payloads(reply):
+            await respond(**payload)
+
+    @app.action(ACK_ACTION_ID)
+    async def acknowledge_button(ack, body, action, respond) -> None:
+        await ack()
+        request = button_ack(body, action)
+        if request is None:
+            return
+        outcome = await hub.acknowledge(
+            item_id=request.item_id,
+            platform="slack",
+            channel=request.channel,
+            user_id=request.user_id,
+            user_name=request.user_name,
+        )
+        if outcome.result is not None and outcome.result.new:
+            return  # the item's message now shows the ack
+        answer = NOT_POSTED_HERE if outcome.result is None else ALREADY_ACKED
+        if body.get("response_url"):
+            await respond(text=answer, response_type="ephemeral", replace_original=False)
+
+    @app.event("reaction_added")
+    async def acknowledge_reaction(event) -> None:
+        item = event.get("item") or {}
+        if not is_ack_reaction(str(event.get("reaction") or "")) or item.get("type") != "message":
+            return
+        channel, ts, user_id = item.get("channel"), item.get("ts"), event.get("user")
+        if not (channel and ts and user_id):
+            return
+        found = await hub.store.acks.find_message(str(ts), platform="slack", channel=channel)
+        if found is None:
+            return  # not an action item's message
+        await hub.acknowledge(
+            item_id=found.item_id,
+            platform="slack",
+            channel=channel,
+            user_id=user_id,
+            user_name=await names.name(user_id),
+        )
+
+    @app.error
+    async def log_error(error: Exception, body: dict) -> None:
+        kind = body.get("type") or body.get("command") or "request"
+        log.error("Slack %s failed: %s: %s", kind, type(error).__name__, error)
+
+    return app
