@@ -9,6 +9,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +21,18 @@ from discord.http import Route
 from bot import grammar
 from bot.discord.adapter import DiscordAdapter, DiscordStartError
 from bot.errors import SettingsError
+from bot.replies import Context
 from bot.service import Service
 from bot.settings import load_settings
 from digest.config import load_config
 from tests.fakes.discord_gateway import (
     MANAGE_CHANNELS,
+    FakeDiscordAPI,
     LoopbackDiscord,
     member,
     slash,
 )
-from tests.fakes.discord_rest import BOT_ID
+from tests.fakes.discord_rest import BOT_ID, Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 EPHEMERAL = 64
@@ -57,7 +60,8 @@ def _restore_discord_py_globals(monkeypatch) -> None:
 
 @pytest.fixture
 async def loopback() -> AsyncIterator[LoopbackDiscord]:
-    async with LoopbackDiscord() as served:
+    api = FakeDiscordAPI(limits=Limits(messages=(5, 1.0), edits=(5, 1.0)))
+    async with LoopbackDiscord(api) as served:
         served.channel = served.api.add_channel("wire")  # type: ignore[attr-defined]
         yield served
         assert served.problems == []
@@ -276,3 +280,25 @@ async def test_a_refused_token_is_one_clear_error(loopback, tmp_path):
     assert "not-the-token" not in str(refused.value)
     assert loopback.gateway.sessions == []
     loopback.api.problems.clear()
+
+
+async def test_run_once_logs_the_platform_in_without_a_gateway_session(loopback, tmp_path):
+    settings = settings_for(loopback, tmp_path)
+    service = await Service.start(settings=settings, config=load_config(ROOT / "config/demo.toml"))
+    async with service:
+        context = Context(
+            platform="discord",
+            workspace=loopback.api.guild_id,
+            channel=loopback.channel,
+            user_id="1300000000000000001",
+            user_name="Ana",
+        )
+        reply = await service.commands.handle("/wire subscribe executorch", context=context)
+        assert "Subscribed" in reply
+        report = await service.run_once(now=datetime(2026, 5, 27, tzinfo=UTC))
+        # no front end was started, so the service does not close the adapter itself
+        await service.adapters["discord"].close()
+    assert report.delivered.delivered == 1
+    assert loopback.gateway.sessions == [] and "global" not in loopback.api.commands
+    (parent,) = loopback.api.thread_messages(loopback.channel)
+    assert loopback.api.thread_messages(parent["id"])
