@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 from aiohttp import web
@@ -17,13 +18,21 @@ from bot.errors import SettingsError
 from bot.replies import Reply
 from bot.settings import load_settings
 from bot.slack.adapter import SlackAdapter
-from bot.slack.app import button_ack, command_context, is_ack_reaction, reply_payloads
+from bot.slack.app import (
+    COMMAND,
+    button_ack,
+    command_context,
+    is_ack_reaction,
+    reply_payloads,
+)
 from bot.slack.blocks import MAX_BLOCKS
 from digest.compose import compose
 from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
 from tests.fakes.slack_server import FakeSlack, block_texts
 from tests.slack_requests import (
+    ROOT,
     SECRET,
+    SHARED,
     SIGNATURE_VECTOR,
     TOKEN,
     block_actions,
@@ -68,8 +77,6 @@ def test_signing_reproduces_slacks_published_vector() -> None:
 
 
 def test_payloads_translate_to_neutral_values() -> None:
-    from urllib.parse import parse_qsl
-
     fields = dict(parse_qsl(recorded("slash_command")))
     ctx = command_context(fields)
     assert (ctx.platform, ctx.workspace, ctx.channel) == ("slack", "T111", "C111")
@@ -233,3 +240,66 @@ def test_socket_mode_serves_nothing_over_http() -> None:
     app = web.Application()
     assert adapter.socket_mode and adapter.mount(app) is False
     assert len(app.router.routes()) == 0
+
+
+# ---------------------------------------------------------------- the manifest
+
+MANIFEST = ROOT / "config/slack-manifest.yml"
+EVENTS_API = SHARED / "peers/slack-api-specs/events-api/slack_events_api_async_v1.json"
+
+
+def manifest() -> dict:
+    """config/slack-manifest.yml, which is YAML in JSON's flow style: JSON without its
+    comment lines."""
+    lines = MANIFEST.read_text(encoding="utf-8").splitlines()
+    return json.loads("\n".join(line for line in lines if not line.lstrip().startswith("#")))
+
+
+def test_the_manifest_points_slack_at_what_the_app_serves() -> None:
+    found = manifest()
+    path = load_settings(env_file=None).slack.path
+    [slash] = found["features"]["slash_commands"]
+    assert slash["command"] == COMMAND and slash["usage_hint"].startswith("subscribe")
+    settings = found["settings"]
+    urls = {
+        slash["url"],
+        settings["event_subscriptions"]["request_url"],
+        settings["interactivity"]["request_url"],
+    }
+    assert urls == {f"https://wire.example.com{path}"}
+    assert settings["interactivity"]["is_enabled"] is True
+    assert settings["socket_mode_enabled"] is False
+    assert settings["event_subscriptions"]["bot_events"] == ["reaction_added"]
+    scopes = set(found["oauth_config"]["scopes"]["bot"])
+    topics = json.loads(EVENTS_API.read_text(encoding="utf-8"))["topics"]
+    for event in settings["event_subscriptions"]["bot_events"]:  # Slack's own list of scopes
+        assert set(topics[event.replace("_", ".")]["subscribe"]["x-scopes-required"]) <= scopes
+    # posting and editing, the command, display names, reading a thread back to resume
+    assert {"chat:write", "commands", "users:read", "channels:history"} <= scopes
+
+
+async def test_every_request_the_manifest_subscribes_to_is_handled(wire, slack: FakeSlack) -> None:
+    _service, sender = wire
+    handled = [
+        await sender.post(command(slack, "help", "help")),
+        await sender.post(
+            block_actions(
+                value="item_nothing",
+                channel=CHANNEL,
+                message_ts="1780000000.000001",
+                user_id="U0ANA0001",
+                user_name="ana",
+                response_url=slack.hook_url("press"),
+            )
+        ),
+        *[
+            await sender.event(
+                reaction_added("eyes", channel=CHANNEL, ts="1.2", user_id="U0ANA0001").replace(
+                    '"reaction_added"', json.dumps(event)
+                )
+            )
+            for event in manifest()["settings"]["event_subscriptions"]["bot_events"]
+        ],
+    ]
+    assert [r.status_code for r in handled] == [200] * len(handled)  # bolt 404s the unhandled
+    await eventually(lambda: slack.responses_to("help") and slack.responses_to("press"))
