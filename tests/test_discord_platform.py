@@ -335,3 +335,26 @@ async def test_a_part_too_big_for_one_message_continues_in_the_thread(discord_ap
     assert [m["nonce"] for m in fake.thread_messages(channel)] == ["8.0"]
     [rest] = fake.thread_messages(thread)
     assert rest["nonce"] == "8.0+1" and rest["embeds"] == payloads[1]["embeds"]
+
+
+async def test_a_refused_channel_is_tried_again_once_its_pause_is_over(discord_api):
+    fake, http = discord_api
+    channel = fake.add_channel()
+    platform = DiscordPlatform(http, pacer=discord_pacer(FAST), refused_for=0.2)
+    fake.deny(channel)
+    with pytest.raises(PermanentError, match="50001"):
+        await platform.post(channel, parts_of(story())[0], None, key="1.0")
+    del fake.denied[channel]  # someone fixed the channel's permissions
+    with pytest.raises(PermanentError, match=r"not retried for 0\.2 s"):
+        await platform.post(channel, parts_of(story())[0], None, key="1.0")
+    await asyncio.sleep(0.2)
+    assert await platform.post(channel, parts_of(story())[0], None, key="1.0")
+
+
+async def test_editing_a_message_that_is_gone_is_permanent(discord_api):
+    fake, http = discord_api
+    channel = fake.add_channel()
+    with pytest.raises(PermanentError, match="10008 the message no longer exists"):
+        await platform_for(http).update(channel, f"{channel}/42", parts_of(story())[0])
+    with pytest.raises(PermanentError, match="not a Discord message id"):
+        await platform_for(http).update(channel, "42", parts_of(story())[0])

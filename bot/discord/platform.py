@@ -232,7 +232,7 @@ class DiscordPlatform:
         if refused is not None:
             until, reason = refused
             if time.monotonic() < until:
-                raise PermanentError(f"{reason}; not retried for {self._refused_for:.0f} s")
+                raise PermanentError(f"{reason}; not retried for {self._refused_for:g} s")
             del self._refused[channel]
 
     def _note(self, memory: OrderedDict, key: str, value: Any) -> None:
