@@ -177,7 +177,8 @@ async def slack_service(
     tmp_path: Path, slack_api_url: str, *, config: Path | None = None, **overrides: Any
 ) -> AsyncIterator[tuple[Service, SlackSender]]:
     """The real service with Slack as its only platform, its API at `slack_api_url`, its
-    web server on a free loopback port; yields it and a sender to its request URL."""
+    web server on a free loopback port; yields it and a sender to its request URL (none in
+    Socket Mode). `slack=` adds to the Slack settings."""
     settings = load_settings(
         env_file=None,
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}",
@@ -187,6 +188,7 @@ async def slack_service(
             "signing_secret": SECRET,
             "api_url": slack_api_url,
             "per_channel_interval": 0.02,
+            **overrides.pop("slack", {}),
         },
         platforms=("slack",),
         **overrides,
@@ -194,8 +196,8 @@ async def slack_service(
     wire_config = load_config(config or demo_config(tmp_path))
     async with await Service.start(settings=settings, config=wire_config) as service:
         await service.start_frontends()
-        assert service.web_url is not None
-        yield service, SlackSender(service.web_url + settings.slack.path, secret=SECRET)
+        url = f"{service.web_url}{settings.slack.path}" if service.web_url else ""
+        yield service, SlackSender(url, secret=SECRET)
 
 
 async def eventually(check: Callable[[], Any], *, timeout: float = 10.0) -> Any:

@@ -303,3 +303,30 @@ async def test_every_request_the_manifest_subscribes_to_is_handled(wire, slack: 
     ]
     assert [r.status_code for r in handled] == [200] * len(handled)  # bolt 404s the unhandled
     await eventually(lambda: slack.responses_to("help") and slack.responses_to("press"))
+
+
+# ---------------------------------------------------------------- Socket Mode
+
+APP_TOKEN = "xapp-1-A0WIRE0001-wire-test"
+
+
+async def test_socket_mode_takes_commands_over_the_websocket(tmp_path: Path) -> None:
+    slack = FakeSlack(tokens=[TOKEN], app_tokens=[APP_TOKEN], per_channel_interval=0.02)
+    async with slack:
+        running = slack_service(tmp_path, slack.url, slack={"app_token": APP_TOKEN})
+        async with running as (service, _sender):
+            assert service.web_url is None  # nothing to serve over HTTP
+            await eventually(lambda: slack.sockets)
+            fields = dict(parse_qsl(command(slack, "subscribe executorch", "socket")))
+            envelope = await slack.send_envelope("slash_commands", fields)
+            await eventually(lambda: slack.envelope_acks)
+            assert slack.envelope_acks == [{"envelope_id": envelope}]
+            [answer] = await eventually(lambda: slack.responses_to("socket"))
+            assert "Subscribed this channel to ExecuTorch" in answer.body["text"]
+            [sub] = await service.store.subscriptions.list(platform="slack", channel=CHANNEL)
+            assert sub.repo == "pytorch/executorch"
+        await eventually(lambda: not slack.sockets)  # closing the service disconnects
+        assert slack.socket_connections == 1
+        # opened once, with the app-level token (the fake refuses any other)
+        assert [r.error for r in slack.calls("apps.connections.open")] == [None]
+        assert slack.problems == []

@@ -18,11 +18,17 @@ response_url: `hook_url(name)` is a URL like Slack's `https://hooks.slack.com/co
 that accepts the JSON messages Slack documents (text and/or blocks, `response_type`
 "ephemeral" or "in_channel", `replace_original`, …), at most five per URL; they are kept
 in `responses` and checked like posted blocks.
+
+Socket Mode: apps.connections.open, called with an app-level token, answers with a
+`ws://` URL on this server. A WebSocket there gets Slack's `hello`; `send_envelope` then
+pushes an envelope (a slash command, an interaction, an event) to the open connections, and
+the app's acks (`{"envelope_id": …}`) are kept in `envelope_acks`.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import time
@@ -33,7 +39,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 from slack_sdk.models.blocks import Block
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the repository, as in CI
@@ -66,6 +72,11 @@ RESPONSES_PER_URL = 5
 TEAM_ID, BOT_USER, BOT_ID = "T0WIRE0001", "U0WIRE0001", "B0WIRE0001"
 
 
+# Socket Mode (2021) came after the spec froze; this method takes no parameter but its token
+NEWER_METHODS: dict[str, tuple[set[str], set[str]]] = {"apps.connections.open": (set(), set())}
+APP_LEVEL_METHODS = {"apps.connections.open"}  # only an app-level token (xapp-…) may call
+
+
 @functools.cache
 def web_methods() -> dict[str, tuple[set[str], set[str]]]:
     """method → (parameter names, required parameter names), `token` left out."""
@@ -82,7 +93,7 @@ def web_methods() -> dict[str, tuple[set[str], set[str]]]:
                 if param.get("required"):
                     required.add(param["name"])
         methods[path.lstrip("/")] = (names, required)
-    return methods
+    return methods | NEWER_METHODS
 
 
 @dataclass
@@ -180,8 +191,14 @@ class FakeSlack:
         per_minute: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
         users: dict[str, str] | None = None,
+        app_tokens: Iterable[str] = (),
     ) -> None:
         self.tokens = set(tokens)
+        self.app_tokens = set(app_tokens)
+        self.sockets: list[web.WebSocketResponse] = []
+        self.envelope_acks: list[dict[str, Any]] = []
+        self.socket_connections = 0
+        self._envelopes = itertools.count(1)
         self.users = dict(users or {})  # user id → display name, for users.info
         self.channels = set(channels)
         self.not_member = set(not_member)
@@ -236,6 +253,7 @@ class FakeSlack:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
         app.router.add_post("/hooks/commands/{team}/{id}/{name}", self._hook)
+        app.router.add_get("/link/", self._socket)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -245,6 +263,8 @@ class FakeSlack:
         return self.url
 
     async def close(self) -> None:
+        for socket in list(self.sockets):
+            await socket.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -277,6 +297,50 @@ class FakeSlack:
         status, body, headers = self._answer(method, params, request.headers)
         self.requests.append(Recorded(method, params, status, body.get("error")))
         return web.json_response(body, status=status, headers=headers)
+
+    async def send_envelope(self, kind: str, payload: dict[str, Any]) -> str:
+        """Push an envelope of `kind` ("slash_commands", "interactive", "events_api") to
+        every open Socket Mode connection; returns its envelope id."""
+        envelope_id = f"env-{next(self._envelopes)}"
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": kind,
+            "payload": payload,
+            "accepts_response_payload": kind != "events_api",
+        }
+        for socket in list(self.sockets):
+            await socket.send_json(envelope)
+        return envelope_id
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()  # answers the client's pings
+        await socket.prepare(request)
+        if request.query.get("ticket") != "wire-ticket":
+            self.problems.append(
+                "socket mode: connected without a ticket from apps.connections.open"
+            )
+        self.socket_connections += 1
+        self.sockets.append(socket)
+        await socket.send_json(
+            {
+                "type": "hello",
+                "num_connections": len(self.sockets),
+                "debug_info": {"host": "applink-wire", "approximate_connection_time": 18060},
+                "connection_info": {"app_id": "A0WIRE0001"},
+            }
+        )
+        try:
+            async for message in socket:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                data = json.loads(message.data)
+                if not isinstance(data, dict) or "envelope_id" not in data:
+                    self.problems.append(f"socket mode: not an envelope ack: {message.data:.80}")
+                    continue
+                self.envelope_acks.append(data)
+        finally:
+            self.sockets.remove(socket)
+        return socket
 
     async def _hook(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -311,7 +375,12 @@ class FakeSlack:
         token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else params.get("token")
         if not token:
             return 200, {"ok": False, "error": "not_authed"}, {}
-        if token not in self.tokens:
+        if method in APP_LEVEL_METHODS or token in self.app_tokens:
+            if token not in self.app_tokens:
+                return 200, {"ok": False, "error": "not_allowed_token_type"}, {}
+            if method not in APP_LEVEL_METHODS:
+                return 200, {"ok": False, "error": "not_allowed_token_type"}, {}
+        elif token not in self.tokens:
             return 200, {"ok": False, "error": "invalid_auth"}, {}
         if method not in web_methods():
             return 404, {"ok": False, "error": "unknown_method"}, {}
@@ -497,6 +566,10 @@ class FakeSlack:
 
     def _reactions_remove(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
         return self._reaction(params, add=False)
+
+    def _apps_connections_open(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        base = self.url.removesuffix("/api/").replace("http://", "ws://", 1)
+        return 200, {"ok": True, "url": f"{base}/link/?ticket=wire-ticket"}, {}
 
     def _users_info(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
         user_id = str(params["user"])
