@@ -7,9 +7,13 @@ does not spend its time being refused:
 
 - per channel, a message goes `per_channel_interval` seconds after the API answered the
   previous one, in the order they asked (one FIFO lock per channel, held while sending);
-- per workspace, a token bucket refills `per_minute` tokens a minute and holds `burst`
-  (the generic cell rate algorithm: one "theoretical arrival time"), charged when a message
-  actually goes, so a channel's wait never uses up other channels' budget.
+- per workspace, a token bucket (the generic cell rate algorithm: one "theoretical arrival
+  time") holding `burst` tokens, charged when a message actually goes, so a channel's wait
+  never uses up other channels' budget. It refills just slowly enough that no 60 seconds
+  ever hold more than `per_minute` messages, burst included, even as counted by a server
+  that sees each message up to `skew` seconds after the pacer let it go (transit, a busy
+  event loop): a burst of b, then one every (60 + skew) / (per_minute - b + 1) seconds.
+  So a limit counted per fixed or per sliding minute is never hit, however long the run.
 
 The clock and the sleep are injectable for tests.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -33,14 +38,18 @@ class Pacer:
         per_channel_interval: float = 1.0,
         per_minute: float = 240,
         burst: int = 10,
+        skew: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        if per_channel_interval < 0 or per_minute <= 0 or burst < 1:
-            raise ValueError("pacing needs interval ≥ 0, per_minute > 0 and burst ≥ 1")
+        if per_channel_interval < 0 or per_minute <= 0 or burst < 1 or skew < 0:
+            raise ValueError("pacing needs interval ≥ 0, per_minute > 0, burst ≥ 1, skew ≥ 0")
         self.per_channel_interval = per_channel_interval
-        self._emission = 60.0 / per_minute
-        self._tolerance = (burst - 1) * self._emission
+        self.burst = max(1, min(burst, math.floor(per_minute)))
+        # b at once, then one every e: any span shorter than 60 s + skew holds at most
+        # b + (per_minute - b) messages.
+        self._emission = (60.0 + skew) / (per_minute - self.burst + 1)
+        self._tolerance = (self.burst - 1) * self._emission
         self._clock = clock
         self._sleep = sleep
         self._tat = float("-inf")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 
@@ -39,20 +40,55 @@ async def test_one_channel_gets_one_message_a_second() -> None:
 
 async def test_channels_do_not_wait_for_each_other_within_the_budget() -> None:
     clock = Clock()
-    pace = pacer(clock, per_minute=600, burst=5)
+    pace = pacer(clock, per_minute=604, burst=5, skew=0)
     for i in range(5):
         await pace.wait(f"C{i}")
     assert clock.sleeps == []
-    await pace.wait("C9")  # the bucket is empty: 600 a minute is one every 0.1 s
+    await pace.wait("C9")  # the bucket is empty: the 600 left of 604 a minute, one every 0.1 s
     assert clock.sleeps == [pytest.approx(0.1)]
 
 
 async def test_the_workspace_budget_refills_over_time() -> None:
     clock = Clock()
-    pace = pacer(clock, per_minute=60, burst=2)
+    pace = pacer(clock, per_minute=61, burst=2, skew=0)
     assert [pace.reserve() for _ in range(4)] == [0, 0, 1.0, 2.0]
     clock.now += 10
     assert [pace.reserve() for _ in range(3)] == [0, 0, 1.0]
+
+
+def send_times(pace: Pacer, clock: Clock, count: int) -> list[float]:
+    """When `count` messages go, each sender taking its token and waiting as told."""
+    times = []
+    for _ in range(count):
+        clock.now += pace.reserve()
+        times.append(clock.now)
+    return times
+
+
+def busiest_minute(times: list[float]) -> int:
+    """The most messages a server counting the last 60 s, (t - 60, t], ever holds."""
+    ordered = sorted(times)
+    return max(sum(1 for s in ordered if t - 60 < s <= t) for t in ordered)
+
+
+@pytest.mark.parametrize(("per_minute", "burst"), [(120, 10), (240, 1), (300, 40), (5, 10)])
+def test_no_minute_ever_holds_more_than_the_budget(per_minute: int, burst: int) -> None:
+    clock = Clock()
+    # a microsecond of skew keeps the window's exact edge out of floating-point noise
+    times = send_times(pacer(clock, per_minute=per_minute, burst=burst, skew=1e-6), clock, 700)
+    assert busiest_minute(times) == per_minute  # full use of the budget, never more
+    assert times.count(times[0]) == min(burst, per_minute)  # the burst went at once
+
+
+def test_the_budget_holds_when_the_server_sees_messages_late() -> None:
+    skew = 0.5
+    clock = Clock()
+    times = send_times(pacer(clock, per_minute=600, burst=10, skew=skew), clock, 2000)
+    rng = random.Random(4)
+    seen = [t + rng.uniform(0, skew) for t in times]
+    assert busiest_minute(seen) <= 600
+    # what the margin costs: after the burst, 591 messages every 60.5 s
+    assert 60 * (len(times) - 10) / (times[-1] - times[0]) == pytest.approx(591 * 60 / 60.5)
 
 
 async def test_concurrent_senders_to_one_channel_go_a_second_apart_in_order() -> None:
@@ -95,5 +131,6 @@ async def test_pause_holds_a_channel_or_the_workspace() -> None:
 
 
 def test_bad_settings_are_refused() -> None:
-    with pytest.raises(ValueError):
-        Pacer(per_minute=0)
+    for bad in (dict(per_minute=0), dict(burst=0), dict(skew=-1), dict(per_channel_interval=-1)):
+        with pytest.raises(ValueError):
+            Pacer(**bad)
