@@ -6,6 +6,7 @@ action items with the button and with ✅; untrusted titles never ping; an unack
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -21,6 +22,7 @@ from tests.fakes.slack_server import FakeSlack, Message, block_texts
 from tests.slack_requests import (
     DEMO_NOW,
     ROOT,
+    SECRET,
     TOKEN,
     block_actions,
     demo_config,
@@ -111,6 +113,7 @@ async def test_a_subscribed_channel_gets_its_story_as_a_thread_and_acks_show_on_
         await eventually(lambda: len(first.edits) == 2)
         [line] = ack_lines(first)
         assert "Acknowledged by ana" in line and "Acknowledged by ben" in line
+        assert line.count("<!date^") == 2  # when, in each reader's time zone
         # the same person again changes nothing, and is told so
         await press(sender, slack, first, "U0BEN0002", "ben")
         [told] = await eventually(lambda: slack.responses_to(f"press-{first.ts}-U0BEN0002"))
@@ -217,3 +220,24 @@ async def test_an_unacknowledged_immediate_item_reminds_the_oncall_group_once(
         text = "\n".join(block_texts(reminder.blocks))
         assert text.startswith("<!subteam^S0ONCALL1>") and "[immediate]" in text
         assert "<!subteam^S0ONCALL1>" in reminder.text
+
+
+async def test_rate_limits_and_server_errors_leave_the_thread_whole_and_tokens_unlogged(
+    tmp_path: Path, slack: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with slack_service(tmp_path, slack.url) as (service, sender):
+        await subscribe(sender, slack, "executorch")
+        slack.fail("chat.postMessage", status=429, error="ratelimited", retry_after=1)
+        slack.fail("chat.postMessage", status=503, error="service_unavailable")
+        report = await service.run_once(now=DEMO_NOW)
+        assert report.delivered.delivered == 1
+        [info] = await service.store.listing.list(platform="slack", channel=CHANNEL)
+        story = await service.store.stories.get(info.story_id)
+    assert [r.status for r in slack.calls("chat.postMessage")][:3] == [429, 503, 200]
+    [parent] = [m for m in slack.messages[CHANNEL] if m.thread_ts is None]
+    thread = slack.thread(CHANNEL, parent.ts)
+    assert thread == slack.messages[CHANNEL] and len(thread) == len(parts_of(story))
+    keys = [m.metadata["event_payload"]["key"] for m in thread]
+    assert keys == [f"{info.id}.{i}" for i in range(len(thread))]  # each part once, in order
+    assert caplog.records and TOKEN not in caplog.text and SECRET not in caplog.text
