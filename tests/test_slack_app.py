@@ -106,6 +106,16 @@ def test_a_long_preview_is_split_into_messages_of_at_most_50_blocks() -> None:
     assert any(story.headline in t for t in texts)
 
 
+def test_a_reply_longer_than_five_messages_says_what_it_leaves_out() -> None:
+    lines = [f"line {i} " + "word " * 590 for i in range(300)]  # one section each
+    payloads = reply_payloads(Reply(text="\n".join(lines)))
+    assert len(payloads) == 5  # Slack takes five messages per response_url
+    shown = sum(len(p["blocks"]) for p in payloads) - 1
+    note = payloads[-1]["blocks"][-1]["elements"][0]["text"]
+    assert note == f"… and {300 - shown} more blocks: too long to show here."
+    assert all(len(p["blocks"]) == MAX_BLOCKS for p in payloads)
+
+
 def test_the_oncall_handle_must_be_a_user_group(tmp_path: Path) -> None:
     settings = load_settings(
         env_file=None,
