@@ -14,7 +14,7 @@ duplicates and lost parts (both must be 0), requests sent, and peak RSS. Exits 1
 message is duplicated or lost, a thread is missing, or a request was invalid.
 
     .venv/bin/python bench/discord_fanout.py                        # 1,000 channels
-    .venv/bin/python bench/discord_fanout.py --channels 200 --rps 48
+    .venv/bin/python bench/discord_fanout.py --channels 200 --rps 48 --window 1000
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def main() -> None:
     parser.add_argument(
         "--rps", type=float, default=DiscordSettings().requests_per_second, help="our pacing"
     )
-    parser.add_argument("--window", type=int, default=1000, help="deliveries in flight")
+    parser.add_argument("--window", type=int, default=100, help="deliveries in flight")
     args = parser.parse_args()
 
     story = showcase_story()

@@ -22,6 +22,9 @@ posting a parent and starting its thread therefore ends with one parent and one 
 Never provoking Cloudflare's invalid-request ban (10,000 answers 401, 403 or 429 in ten
 minutes): a 401 (bad token) stops every later request of this platform, and a 403 stops
 requests to that channel for `refused_for` seconds; both raise `PermanentError` at once.
+
+The pacer's budget is this process's: Discord counts the global limit per bot, so replicas
+sharing one token must share the 50 requests a second between them.
 """
 
 from __future__ import annotations
@@ -199,28 +202,34 @@ class DiscordPlatform:
             message_id=message,
         )
         body = {"name": name, "auto_archive_duration": AUTO_ARCHIVE_MINUTES}
-        try:
-            await self._request(route, body, channel=channel, action="start a thread in")
-        except PermanentError as exc:
-            if not isinstance(exc.__cause__, discord.HTTPException):
-                raise
-            if exc.__cause__.code != THREAD_EXISTS:
-                raise
+        action = "start a thread in"
+        await self._request(route, body, channel=channel, action=action, fine=THREAD_EXISTS)
         self._note(self._threads, parent, None)
 
-    async def _request(self, route: Route, body: Payload, *, channel: str, action: str) -> Any:
-        """One paced request through discord.py; failures translated, 401/403 remembered."""
+    async def _request(
+        self, route: Route, body: Payload, *, channel: str, action: str, fine: int | None = None
+    ) -> Any:
+        """One paced request through discord.py; failures translated, 401/403 remembered.
+        An error with Discord code `fine` is taken as success (the answer is then None)."""
         self._check_allowed(channel, action)
         await self.pacer.wait(None)
         try:
             return await self.http.request(route, json=body)
+        except discord.HTTPException as exc:
+            if fine is not None and exc.code == fine:
+                return None
+            raise self._refusal(exc, channel=channel, action=action) from exc
         except Exception as exc:
-            error = translate_error(exc, action=action, channel=channel)
-            if isinstance(exc, discord.HTTPException) and exc.status == 401:
-                self._unauthorized = str(error)
-            elif isinstance(exc, discord.HTTPException) and exc.status == 403:
-                self._refused[channel] = (time.monotonic() + self._refused_for, str(error))
-            raise error from exc
+            raise self._refusal(exc, channel=channel, action=action) from exc
+
+    def _refusal(self, exc: Exception, *, channel: str, action: str) -> PlatformError:
+        """`exc` translated; a 401 stops all requests, a 403 those to `channel`."""
+        error = translate_error(exc, action=action, channel=channel)
+        if isinstance(exc, discord.HTTPException) and exc.status == 401:
+            self._unauthorized = str(error)
+        elif isinstance(exc, discord.HTTPException) and exc.status == 403:
+            self._refused[channel] = (time.monotonic() + self._refused_for, str(error))
+        return error
 
     def _check_allowed(self, channel: str, action: str) -> None:
         """Refuse at once what Discord refused with 401 (anywhere) or 403 (in `channel`)."""
