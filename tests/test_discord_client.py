@@ -26,6 +26,7 @@ from bot.service import Service
 from bot.settings import load_settings
 from digest.config import load_config
 from tests.fakes.discord_gateway import (
+    ADMINISTRATOR,
     MANAGE_CHANNELS,
     FakeDiscordAPI,
     LoopbackDiscord,
@@ -117,6 +118,7 @@ async def test_the_bot_connects_with_minimal_intents_and_syncs_wire_to_the_guild
         subscribe = next(o for o in wire["options"] if o["name"] == "subscribe")
         target = next(o for o in subscribe["options"] if o["name"] == "target")
         assert target["required"] is True and target["autocomplete"] is True
+        assert wire["dm_permission"] is False  # servers only
 
 
 async def test_subscribe_stores_the_subscription_and_answers_the_channel(loopback, tmp_path):
@@ -160,6 +162,31 @@ async def test_a_member_without_manage_channels_is_refused_alone(loopback, tmp_p
         assert await service.store.subscriptions.list(platform="discord") == []
     assert listed["data"]["flags"] & EPHEMERAL
     assert "no subscriptions" in listed["data"]["content"]
+
+
+async def test_an_administrator_may_change_subscriptions_without_the_named_flag(loopback, tmp_path):
+    owner = member("1300000000000000003", "Cy", permissions=ADMINISTRATOR)
+    async with running(settings_for(loopback, tmp_path)):
+        payload = slash(
+            loopback.api,
+            "wire schedule",
+            channel_id=loopback.channel,
+            who=owner,
+            options={"when": "weekdays 08:30", "timezone": "Europe/Berlin"},
+        )
+        callback = await interact(loopback, payload)
+    shown = callback["data"]["content"].replace("\\", "")  # Discord hides the escapes
+    assert "weekdays at 08:30 Europe/Berlin" in shown
+
+
+async def test_the_front_end_can_stop_and_start_again(loopback, tmp_path):
+    async with running(settings_for(loopback, tmp_path)) as service:
+        await service.stop_frontends()
+        await service.start_frontends()  # as when a replica regains the gateway's lock
+        assert len(loopback.gateway.identifies) == 2
+        payload = slash(loopback.api, "wire list", channel_id=loopback.channel, who=GUEST)
+        callback = await interact(loopback, payload)
+    assert callback["data"]["flags"] & EPHEMERAL
 
 
 async def test_the_permission_is_configurable_and_checked_at_start(loopback, tmp_path):

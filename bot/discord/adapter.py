@@ -106,21 +106,22 @@ class DiscordAdapter:
     async def start(self, hub: Hub) -> None:
         """Log in, sync `/wire`, open the gateway session and wait until READY; a refused
         token, a refused intent or an unreachable Discord is one clear `DiscordStartError`."""
-        client = self.bot.client
         if self._session is not None:
             return
         self.bot.bind(hub)
         await self._login()
+        client = self.bot.client
         try:
             await self.bot.sync_commands()
             _shards, url, _limits = await client.http.get_bot_gateway()
         except (discord.HTTPException, discord.GatewayNotFound, aiohttp.ClientError) as error:
-            await client.close()
+            await self._shut()
             raise DiscordStartError(
                 f"Discord: could not register /wire or find the gateway: {error}"
             ) from error
         DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
         self._session = asyncio.create_task(client.connect(reconnect=True), name="discord gateway")
+        self._session.add_done_callback(_report_end)
         ready = asyncio.create_task(client.wait_until_ready())
         done, _ = await asyncio.wait(
             {self._session, ready}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
@@ -133,7 +134,7 @@ class DiscordAdapter:
         failure = session.exception() if session in done else None
         if session not in done:
             session.cancel()
-        await client.close()
+        await self._shut()
         raise DiscordStartError(self._why(failure)) from failure
 
     def _why(self, failure: BaseException | None) -> str:
@@ -150,23 +151,31 @@ class DiscordAdapter:
         async with self._login_lock:
             if self._logged_in:
                 return
-            if self.bot.client.is_closed():  # closed before: discord.py can open it again
-                self.bot.client.clear()
+            if self.bot.client.is_closed():
+                self._renew()
             token = self.settings.bot_token.get_secret_value()  # type: ignore[union-attr]
             try:
                 await self.bot.client.login(token)
             except discord.LoginFailure:
-                await self.bot.client.close()
+                await self.bot.client.close()  # so the next attempt starts from a new client
                 raise TokenRefused(
                     "Discord refused the bot token (401 Unauthorized): check discord.bot_token"
                 ) from None
             except (discord.HTTPException, aiohttp.ClientError, OSError) as error:
                 await self.bot.client.close()
-                self.bot.client.clear()
                 raise DiscordStartError(
                     f"Discord: could not log in ({type(error).__name__})"
                 ) from None
             self._logged_in = True
+
+    def _renew(self) -> None:
+        """A new client in place of a closed one (a discord.py client is not reopened), with
+        the same hub; the platform posts through the new client's HTTP session."""
+        hub = self.bot.hub
+        self.bot = WireBot(self.settings, guild_ready_timeout=self.guild_ready_timeout)
+        if hub is not None:
+            self.bot.bind(hub)
+        self.platform.http = self.bot.client.http
 
     async def _login_for_platform(self) -> None:
         """Log in before posting; an unreachable Discord is retried like a failed post."""
@@ -177,12 +186,22 @@ class DiscordAdapter:
         except DiscordStartError as error:
             raise RetryableError(str(error)) from error
 
+    async def _shut(self) -> None:
+        """Close the client; the next login starts from a new one."""
+        await self.bot.client.close()
+        self._logged_in = False
+
     async def close(self) -> None:
         """Close the gateway session and the client's HTTP session; safe to call twice."""
         session, self._session = self._session, None
         if self._logged_in or session is not None:
-            await self.bot.client.close()
+            await self._shut()
         if session is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(session, timeout=5)
-        self._logged_in = False
+
+
+def _report_end(session: asyncio.Task[None]) -> None:
+    """Log a gateway session that ended by itself (discord.py gave up reconnecting)."""
+    if not session.cancelled() and session.exception() is not None:
+        log.error("the Discord gateway session ended: %s", type(session.exception()).__name__)

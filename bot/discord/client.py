@@ -167,9 +167,15 @@ class WireBot:
     # ---- /wire ----------------------------------------------------------------------------
 
     async def run(
-        self, interaction: discord.Interaction, words: Iterable[str | None], *, changes: bool
+        self,
+        interaction: discord.Interaction,
+        words: Iterable[str | None],
+        *,
+        changes: bool,
+        slow: bool = False,
     ) -> None:
-        """Run `/wire <words…>` and answer the interaction (see the module doc)."""
+        """Run `/wire <words…>` and answer the interaction (see the module doc); a `slow`
+        command (one that composes) is deferred first, as Discord wants an answer in 3 s."""
         if self.hub is None:
             await self._answer(interaction, Reply(text=NOT_READY))
             return
@@ -182,7 +188,7 @@ class WireBot:
             await self._answer(interaction, Reply(text=refusal, ok=False))
             return
         text = " ".join(["/wire", *(w.strip() for w in words if w and w.strip())])
-        if text.startswith("/wire preview"):  # composing can outlast Discord's 3 s
+        if slow:
             await interaction.response.defer(ephemeral=True, thinking=True)
         channel = await self.delivery_channel(interaction.channel_id or 0, interaction.channel)
         user = interaction.user
@@ -200,7 +206,8 @@ class WireBot:
         """Whether the member holds the permission that changing subscriptions needs."""
         if not self.permission:
             return True
-        return bool(getattr(interaction.permissions, self.permission, False))
+        held = interaction.permissions
+        return held.administrator or bool(getattr(held, self.permission, False))
 
     async def _answer(self, interaction: discord.Interaction, reply: Reply) -> None:
         """The reply as an ephemeral (or channel) message, its story as embeds after it."""

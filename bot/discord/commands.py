@@ -32,10 +32,16 @@ class Runner(Protocol):
     config: WireConfig | None
 
     async def run(
-        self, interaction: discord.Interaction, words: Iterable[str | None], *, changes: bool
+        self,
+        interaction: discord.Interaction,
+        words: Iterable[str | None],
+        *,
+        changes: bool,
+        slow: bool = False,
     ) -> None:
         """Run `/wire <words…>` for the interaction's member and answer it; `changes` marks a
-        command that changes the channel's subscriptions or delivery."""
+        command that changes the channel's subscriptions or delivery, `slow` one that may
+        take longer than Discord waits for an answer."""
         ...
 
 
@@ -80,10 +86,13 @@ def exclusions(text: str | None) -> str | None:
 
 
 class WireGroup(app_commands.Group):
-    """`/wire subscribe|unsubscribe|list|topics|preview|schedule|mute|ack|help`."""
+    """`/wire subscribe|unsubscribe|list|topics|preview|schedule|mute|ack|help`, in servers
+    only (a story needs a channel that can hold threads)."""
 
     def __init__(self, runner: Runner) -> None:
-        super().__init__(name="wire", description="The Wire: cited news of your projects")
+        super().__init__(
+            name="wire", description="The Wire: cited news of your projects", guild_only=True
+        )
         self.runner = runner
 
     async def _targets(self, _interaction: discord.Interaction, current: str):
@@ -131,7 +140,7 @@ class WireGroup(app_commands.Group):
     @app_commands.command(description="The story the next digest would post here (only to you)")
     @app_commands.describe(target="Preview a project or topic instead of the subscriptions")
     async def preview(self, interaction: discord.Interaction, target: str | None = None) -> None:
-        await self.runner.run(interaction, ["preview", target], changes=False)
+        await self.runner.run(interaction, ["preview", target], changes=False, slow=True)
 
     @preview.autocomplete("target")
     async def _preview_target(self, interaction: discord.Interaction, current: str):
