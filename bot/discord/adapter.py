@@ -6,7 +6,8 @@ session that takes `/wire`, buttons and reactions (see `bot.adapters`).
     await adapter.close()
 
 discord.py's REST base URL is `settings.discord.api_url`, and the gateway is the one
-`GET /gateway/bot` names, so the whole client can be pointed elsewhere by one setting. The
+`GET /gateway/bot` names, so the whole client can be pointed elsewhere by one setting
+(discord.py keeps both addresses as class attributes: one Discord per process). The
 gateway session is exclusive (`bot.frontends`): every session of a bot receives every
 event, so only one replica runs it. The platform logs in by itself when it posts first
 (`wire run --once` starts no front end), and both share one login.
