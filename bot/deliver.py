@@ -16,9 +16,14 @@ of attempts, dead-letters it with the error kept. A story whose checks failed is
 dead-lettered at enqueue (`Deliveries.enqueue`) and, should one reach a worker anyway,
 dead-lettered before any part is posted.
 
+Concurrency: a worker keeps up to `workers` deliveries in flight, each posting its parts in
+order, and starts the next as soon as one ends, claiming `batch_size` rows at a time; a
+channel that is slow (paced, rate limited, a slow server) holds only its own slot.
+
 Stopping: `run_forever(stop)` and `run_once(stop=…)` look at `stop` between parts; the part
 in flight finishes and is recorded, and the rest of that delivery is released for any
-worker to resume. The caller wires SIGTERM to `stop.set()` (and must not cancel the task).
+worker to resume, as are claimed rows not yet started. The caller wires SIGTERM to
+`stop.set()` (and must not cancel the task).
 """
 
 from __future__ import annotations

@@ -9,12 +9,15 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from pydantic import ValidationError
+from sqlalchemy import update
 
 from bot.deliver import Worker, backoff, describe, list_deliveries, refresh_item, send_reminders
 from bot.errors import PermanentError, RetryableError
 from bot.parts import ActionItemPart, Part, ReminderPart, parts_of
 from bot.settings import DeliverySettings
 from bot.store import Store, utcnow
+from bot.store.tables import StoryRow
 from tests.conftest import build_story
 
 FAST = DeliverySettings(backoff_base=0.001, backoff_cap=0.001, max_attempts=3)
@@ -381,3 +384,25 @@ async def test_rows_that_come_due_during_a_run_are_delivered_in_it(store: Store)
     summary = await Worker(store, [chat], settings=settings).run_once()
     assert (summary.claimed, summary.retried, summary.delivered) == (2, 1, 1)
     assert [p.part.index for p in chat.posts] == [0, 1, 2, 3]
+
+
+async def test_a_fault_in_one_delivery_lets_the_others_finish_then_is_raised(
+    store: Store,
+) -> None:
+    broken = await enqueue_to(store, 700, "C0")
+    good = await enqueue_to(store, 701, "C1")
+    unstarted = await enqueue_to(store, 702, "C2")
+    async with store.engine.begin() as conn:  # a story row nobody can read any more
+        await conn.execute(
+            update(StoryRow).where(StoryRow.id == build_story(700).id).values(json="{")
+        )
+    chat = RecordingPlatform(delay=0.01)
+    worker = Worker(store, [chat], settings=DeliverySettings(workers=2, batch_size=3))
+    with pytest.raises(ValidationError):
+        await worker.run_once()
+    assert [p.key for p in chat.posts] == [f"{good}.{i}" for i in range(4)]
+    states = {i: (await store.listing.get(i)) for i in (broken, good, unstarted)}
+    assert states[good] is not None and states[good].state == "delivered"
+    assert states[unstarted] is not None
+    assert (states[unstarted].state, states[unstarted].attempts) == ("pending", 0)
+    assert states[broken] is not None and states[broken].state == "in_progress"
