@@ -7,8 +7,9 @@ custom_id it receives. The handler records the ack and answers with the item's p
 re-rendered with its acks (the press edits the message in place), with `Acked` when the
 message was already edited another way (the press is acknowledged without a second edit),
 or with None when the item is unknown. A subclass may override `answer` to use more of the
-interaction than the presser (e.g. the channel the button is in). `AckView` is the persistent view (timeout=None) the
-button lives in when a message is sent or edited through discord.py objects.
+interaction than the presser (e.g. the channel the button is in). `AckView` is the
+persistent view (timeout=None) the button lives in when a message is sent or edited through
+discord.py objects.
 """
 
 from __future__ import annotations
