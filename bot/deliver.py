@@ -123,8 +123,9 @@ class Worker:
 
         A sliding window: up to `settings.workers` deliveries are in flight, and as each one
         ends the next starts, claiming `batch_size` more rows whenever the claimed ones run
-        out; one slow channel never holds back the others. Once nothing is in flight the
-        outbox is looked at once more, for rows that came due meanwhile (retries).
+        out; one slow channel never holds back the others. When the outbox had nothing due,
+        it is looked at again every `poll_interval` while a slot is free, and once more when
+        nothing is in flight, for rows that came due meanwhile (new ones, retries).
 
         On `stop` no delivery starts, the ones in flight finish their part in flight and
         release the rest, and claims not yet started are released untried. A store failure
@@ -149,13 +150,18 @@ class Worker:
                     running.add(asyncio.create_task(self._start(waiting.popleft(), stop)))
                 if not running:
                     break
-                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                polling = exhausted and len(running) < self.settings.workers
+                done, running = await asyncio.wait(
+                    running,
+                    timeout=self.settings.poll_interval if polling else None,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
                 for task in done:
                     if task.exception() is None:
                         total += task.result()
                     elif failure is None:
                         failure = task.exception()
-                exhausted = exhausted and bool(running)
+                exhausted = exhausted and bool(running) and bool(done)
         finally:
             for task in running:  # only when run_once itself is cancelled
                 task.cancel()

@@ -294,7 +294,8 @@ async def test_concurrency_within_one_worker(store: Store, workers: int) -> None
 
 @dataclass
 class GatedPlatform:
-    """Holds every post to `slow_channel` until `gate` opens; counts posts in flight."""
+    """Holds every post to `slow_channel` until `gate` opens, fails a channel's first post
+    when `failures` names it; counts posts in flight."""
 
     slow_channel: str
     gate: asyncio.Event = field(default_factory=asyncio.Event)
@@ -302,10 +303,13 @@ class GatedPlatform:
     others_expected: int = 0
     name: str = "chat"
     posts: list[tuple[str, str]] = field(default_factory=list)
+    failures: dict[str, Exception] = field(default_factory=dict)
     in_flight: int = 0
     peak: int = 0
 
     async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
+        if channel in self.failures:
+            raise self.failures.pop(channel)
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
         try:
@@ -406,3 +410,20 @@ async def test_a_fault_in_one_delivery_lets_the_others_finish_then_is_raised(
     assert states[unstarted] is not None
     assert (states[unstarted].state, states[unstarted].attempts) == ("pending", 0)
     assert states[broken] is not None and states[broken].state == "in_progress"
+
+
+async def test_a_retry_that_comes_due_while_a_slow_delivery_is_in_flight_goes_at_once(
+    store: Store,
+) -> None:
+    await enqueue_to(store, 800, "slow")
+    await enqueue_to(store, 801, "C0")
+    chat = GatedPlatform(slow_channel="slow", others_expected=4)
+    chat.failures["C0"] = RetryableError("busy", retry_after=0.05)
+    settings = DeliverySettings(workers=2, poll_interval=0.01, backoff_base=1e-6)
+    running = asyncio.create_task(Worker(store, [chat], settings=settings).run_once())
+    # C0 fails, is due again 0.05 s later, when the outbox already looked empty.
+    await asyncio.wait_for(chat.others_done.wait(), timeout=5)
+    assert not running.done() and [c for c, _ in chat.posts] == ["C0"] * 4
+    chat.gate.set()
+    summary = await asyncio.wait_for(running, timeout=5)
+    assert (summary.claimed, summary.retried, summary.delivered) == (3, 1, 2)
