@@ -47,6 +47,7 @@ class Frontends:
         }
         self._running: dict[str, Adapter] = {}
         self._web: web.AppRunner | None = None
+        self._closed: set[str] = set()  # closed since the last `open`: not closed again
         self._opened = False
 
     @property
@@ -59,6 +60,7 @@ class Frontends:
         if self._opened:
             return
         self._opened = True
+        self._closed.clear()
         app = web.Application()
         health_routes(app, started=datetime.now(UTC))
         served = [adapter.mount(app) for adapter in self.adapters.values()]
@@ -90,9 +92,17 @@ class Frontends:
 
     async def close(self) -> None:
         """Stop the front ends (newest first), release their locks, stop the web server;
-        safe to call twice."""
+        safe to call twice. Adapters that never started are closed too: a platform may
+        have opened connections of its own (a login on first post, in `wire run --once`)."""
         for name in reversed(list(self._running)):
             await self._stop(name)
+        for name, adapter in self.adapters.items():
+            if name not in self._closed:
+                self._closed.add(name)
+                try:
+                    await adapter.close()
+                except Exception:
+                    log.exception("closing the %s adapter failed", name)
         for lock in self._locks.values():
             await lock.release()
         if self._web is not None:
@@ -102,6 +112,7 @@ class Frontends:
 
     async def _stop(self, name: str) -> None:
         adapter = self._running.pop(name)
+        self._closed.add(name)
         try:
             await adapter.close()
         except Exception:
