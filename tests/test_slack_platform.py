@@ -75,6 +75,17 @@ async def test_a_story_becomes_a_thread_of_block_kit_messages(slack: FakeSlack, 
     assert not [r for r in slack.requests if r.status == 429]  # pacing kept us under the limit
 
 
+async def test_posts_share_one_kept_alive_connection_until_closed(slack: FakeSlack, story: Story):
+    platform = platform_for(slack)
+    await post_story(platform, story)
+    peers = {r.peer for r in slack.requests if r.method == "chat.postMessage"}
+    assert len(slack.calls("chat.postMessage")) == len(parts_of(story)) and len(peers) == 1
+    session = platform.client.session
+    await platform.close()
+    assert session is not None and session.closed and platform.client.session is None
+    await platform.close()  # twice is harmless
+
+
 async def test_the_same_key_posts_once(slack: FakeSlack, story: Story):
     platform = platform_for(slack)
     first = await post_story(platform, story)

@@ -100,6 +100,7 @@ class SlackAdapter:
 
     async def start(self, hub: Hub) -> None:
         """Build the bolt app on the hub; in Socket Mode also connect to Slack."""
+        self.platform.open_session()
         self.bolt = build_app(
             client=self.platform.client, signing_secret=self._signing_secret, hub=hub
         )
@@ -115,3 +116,4 @@ class SlackAdapter:
         self.bolt = None
         if socket is not None:
             await socket.close_async()
+        await self.platform.close()

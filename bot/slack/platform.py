@@ -138,10 +138,28 @@ class SlackPlatform:
         self._remember = remember
         self._sent: OrderedDict[str, str] = OrderedDict()
         self._threads: OrderedDict[str, None] = OrderedDict()
+        self._own_session: aiohttp.ClientSession | None = None
+
+    def open_session(self) -> None:
+        """Give the client one long-lived HTTP session (kept-alive connections) unless it
+        has one; without it slack-sdk opens a connection, TLS handshake included, per call.
+        Needs a running event loop; `close` ends it."""
+        if self.client.session is None or self.client.session.closed:
+            self._own_session = aiohttp.ClientSession()
+            self.client.session = self._own_session
+
+    async def close(self) -> None:
+        """Close the HTTP session `open_session` opened; safe to call twice."""
+        session, self._own_session = self._own_session, None
+        if session is not None:
+            if self.client.session is session:
+                self.client.session = None
+            await session.close()
 
     async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
         """Post `part` (as a reply in `thread` when given) and return its message's ts; a
         key posted before returns that ts and posts only what is still missing."""
+        self.open_session()
         messages = render(part)
         if thread is not None and key not in self._sent:
             await self._recover(channel, thread)
@@ -161,6 +179,7 @@ class SlackPlatform:
                 f"this {part.kind} part needs {len(messages)} Slack messages; "
                 "an edit can replace only one"
             )
+        self.open_session()
         await self.pacer.wait(None)
         try:
             await self.client.chat_update(channel=channel, ts=message_id, **messages[0].payload())

@@ -176,6 +176,7 @@ class Recorded:
     params: dict[str, Any]
     status: int
     error: str | None
+    peer: tuple[str, int] | None = None  # the client's address and port: its connection
 
 
 class FakeSlack:
@@ -295,7 +296,9 @@ class FakeSlack:
         method = request.match_info["method"]
         params = await self._params(request)
         status, body, headers = self._answer(method, params, request.headers)
-        self.requests.append(Recorded(method, params, status, body.get("error")))
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        peer = tuple(peer[:2]) if peer else None
+        self.requests.append(Recorded(method, params, status, body.get("error"), peer))
         return web.json_response(body, status=status, headers=headers)
 
     async def send_envelope(self, kind: str, payload: dict[str, Any]) -> str:
