@@ -36,9 +36,7 @@ from bot.discord.commands import WireGroup
 from bot.discord.escape import allowed_mentions, escape_text
 from bot.discord.render import (
     CONTENT_MAX,
-    EMBEDS_MAX,
-    EMBEDS_TOTAL_MAX,
-    embed_chars,
+    pack_embeds,
     render,
     split_text,
 )
@@ -96,16 +94,7 @@ def reply_chunks(text: str) -> list[str]:
 
 def embed_groups(embeds: Iterable[dict[str, Any]]) -> list[list[discord.Embed]]:
     """Embed payloads packed into messages of at most 10 embeds and 6,000 characters."""
-    groups: list[list[discord.Embed]] = []
-    size = 0
-    for embed in embeds:
-        chars = embed_chars(embed)
-        if not groups or len(groups[-1]) == EMBEDS_MAX or size + chars > EMBEDS_TOTAL_MAX:
-            groups.append([])
-            size = 0
-        groups[-1].append(discord.Embed.from_dict(embed))
-        size += chars
-    return groups
+    return [[discord.Embed.from_dict(e) for e in group] for group in pack_embeds(embeds)]
 
 
 def story_embeds(reply: Reply) -> list[list[discord.Embed]]:

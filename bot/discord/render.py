@@ -145,7 +145,7 @@ def _embeds(
     return embeds
 
 
-def _pack(embeds: Sequence[Payload]) -> list[list[Payload]]:
+def pack_embeds(embeds: Iterable[Payload]) -> list[list[Payload]]:
     """Embeds grouped into messages of at most 10 embeds and 6,000 characters."""
     groups: list[list[Payload]] = []
     size = 0
@@ -171,7 +171,7 @@ def _payloads(
     messages: list[Payload] = []
     if content:
         messages.extend({"content": chunk} for chunk in split_text(content, CONTENT_MAX))
-    for group in _pack(embeds):
+    for group in pack_embeds(embeds):
         messages.append({"embeds": group})
     if components:
         messages[0]["components"] = components
