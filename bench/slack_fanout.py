@@ -34,8 +34,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import aiohttp  # noqa: E402
-from slack_sdk.web.async_client import AsyncWebClient  # noqa: E402
 
 from bot.deliver import Worker, part_key  # noqa: E402
 from bot.pacing import Pacer  # noqa: E402
@@ -116,13 +114,6 @@ def audit(fake: FakeSlack, expected: dict[str, int], parts: int) -> Audit:
     return Audit(posted, duplicates, lost, unthreaded)
 
 
-def client_for(url: str, session: aiohttp.ClientSession | None) -> AsyncWebClient:
-    """The production client (a new HTTP session per request), or one reusing `session`."""
-    if session is None:
-        return slack_client(TOKEN, base_url=url)
-    return AsyncWebClient(token=TOKEN, base_url=url, session=session)
-
-
 async def run(args: argparse.Namespace) -> bool:
     story = four_part_story()
     parts = len(parts_of(story))
@@ -145,26 +136,28 @@ async def run(args: argparse.Namespace) -> bool:
                 per_channel_interval=INTERVAL,
                 per_minute=args.per_minute,
             )
-            async with fake, aiohttp.ClientSession() as session:
+            async with fake:
                 pacer = Pacer(
                     per_channel_interval=INTERVAL, per_minute=args.per_minute, burst=args.burst
                 )
-                client = client_for(fake.url, session if args.shared_session else None)
-                worker = Worker(store, [SlackPlatform(client, pacer=pacer)], settings=settings)
+                platform = SlackPlatform(slack_client(TOKEN, base_url=fake.url), pacer=pacer)
+                worker = Worker(store, [platform], settings=settings)
                 cpu = time.process_time()
                 started = time.perf_counter()
-                summary = await worker.run_once()
+                try:
+                    summary = await worker.run_once()
+                finally:
+                    await platform.close()
                 makespan = time.perf_counter() - started
                 cpu = time.process_time() - cpu
     found = audit(fake, expected, parts)
     bound = max(parts * args.channels / args.per_minute * 60, (parts - 1) * INTERVAL)
     refused = sum(1 for r in fake.requests if r.status == 429)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    session = "one shared HTTP session" if args.shared_session else "slack_client (per request)"
     print(
         f"{args.channels} channels × {parts} parts, {args.per_minute:g}/min workspace, "
         f"{INTERVAL:g} s per channel; workers {settings.workers}, batch {settings.batch_size}, "
-        f"burst {args.burst}, {session}"
+        f"burst {args.burst}"
     )
     print(f"makespan           {makespan:8.2f} s")
     print(f"lower bound        {bound:8.2f} s   ratio {makespan / bound:.3f} (target ≤ 1.15)")
@@ -194,11 +187,6 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=10, help="the pacer's workspace burst")
     parser.add_argument("--workers", type=int, default=200, help="deliveries in flight")
     parser.add_argument("--batch-size", type=int, default=DeliverySettings().batch_size)
-    parser.add_argument(
-        "--shared-session",
-        action="store_true",
-        help="give the client one aiohttp session instead of slack_client's one per request",
-    )
     args = parser.parse_args()
     if not asyncio.run(run(args)):
         sys.exit(1)
