@@ -185,7 +185,9 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=1000)
     parser.add_argument("--per-minute", type=float, default=6000, help="workspace budget N")
     parser.add_argument("--burst", type=int, default=10, help="the pacer's workspace burst")
-    parser.add_argument("--workers", type=int, default=200, help="deliveries in flight")
+    parser.add_argument(
+        "--workers", type=int, default=DeliverySettings().workers, help="deliveries in flight"
+    )
     parser.add_argument("--batch-size", type=int, default=DeliverySettings().batch_size)
     args = parser.parse_args()
     if not asyncio.run(run(args)):

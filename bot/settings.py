@@ -106,7 +106,7 @@ class DeliverySettings(_Section):
     max_attempts: int = Field(default=8, ge=1)
     backoff_base: float = Field(default=2.0, gt=0)
     backoff_cap: float = Field(default=900.0, gt=0)
-    workers: int = Field(default=50, ge=1)
+    workers: int = Field(default=100, ge=1)
     batch_size: int = Field(default=20, ge=1)
     poll_interval: float = Field(default=2.0, gt=0)
     lease: Duration = timedelta(minutes=5)
