@@ -5,6 +5,9 @@ Messages are whole sentences for a person, so a caller prints `str(error)` and n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from digest.errors import ConfigError, WireError
 
 
@@ -49,6 +52,19 @@ class RetryableError(PlatformError):
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         self.retry_after = retry_after
         super().__init__(message)
+
+
+def retry_after_header(headers: Mapping[str, Any] | None) -> float | None:
+    """The seconds of a response's Retry-After header (any case; a list's first value), or
+    None when it is missing or not a number."""
+    for name, value in dict(headers or {}).items():
+        if name.lower() == "retry-after":
+            value = value[0] if isinstance(value, list | tuple) else value
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                return None
+    return None
 
 
 class PermanentError(PlatformError):

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import OrderedDict
 from datetime import UTC
-from typing import Protocol, TextIO, runtime_checkable
+from typing import Protocol, TextIO, TypeVar, runtime_checkable
 
 from bot.parts import (
     ActionItemPart,
@@ -30,6 +31,7 @@ from bot.parts import (
 from digest.model import ActionItem, Reference
 from digest.text import cited_numbers
 
+V = TypeVar("V")
 REPLY = "  ↳ "
 INDENT = "    "
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -53,6 +55,22 @@ class Platform(Protocol):
     async def update(self, channel: str, message_id: str, part: Part) -> None:
         """Replace the content of a message this platform posted (e.g. to show acks)."""
         ...
+
+
+class RecentKeys(OrderedDict[str, V]):
+    """An adapter's memory of what it posted: keys and their message ids (or None), only the
+    `limit` most recently noted kept, so a long-running process stays bounded."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def note(self, key: str, value: V) -> None:
+        """Remember `key` (as the most recent), forgetting the oldest beyond `limit`."""
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
 
 
 def clean(text: str) -> str:

@@ -33,7 +33,6 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections import OrderedDict
 from typing import Any
 
 import aiohttp
@@ -41,9 +40,10 @@ import discord
 from discord.http import HTTPClient, Route
 
 from bot.discord.render import Payload, edit_payload, render, thread_name
-from bot.errors import PermanentError, PlatformError, RetryableError
+from bot.errors import PermanentError, PlatformError, RetryableError, retry_after_header
 from bot.pacing import Pacer
 from bot.parts import ParentPart, Part
+from bot.platform import RecentKeys
 
 log = logging.getLogger(__name__)
 
@@ -87,14 +87,6 @@ def message_ref(message_id: str) -> tuple[str, str]:
     return channel_id, message
 
 
-def _retry_after(exc: discord.HTTPException) -> float | None:
-    value = getattr(exc.response, "headers", {}).get("Retry-After")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
 def translate_error(exc: BaseException, *, action: str, channel: str) -> PlatformError:
     """A discord.py or network failure as a `RetryableError` or a `PermanentError` whose
     message says where and what went wrong (never the token). `action` is a verb phrase
@@ -107,7 +99,10 @@ def translate_error(exc: BaseException, *, action: str, channel: str) -> Platfor
     if isinstance(exc, discord.HTTPException):
         status, code = exc.status, exc.code
         if status == 429:
-            return RetryableError(f"{where}: rate limited", retry_after=_retry_after(exc))
+            return RetryableError(
+                f"{where}: rate limited",
+                retry_after=retry_after_header(getattr(exc.response, "headers", None)),
+            )
         if status >= 500:
             return RetryableError(f"{where}: Discord failed (HTTP {status})")
         if status == 401:
@@ -141,10 +136,9 @@ class DiscordPlatform:
         self.http = http
         self.oncall_role_id = oncall_role_id
         self.pacer = pacer if pacer is not None else discord_pacer(45)
-        self._remember = remember
         self._refused_for = refused_for
-        self._sent: OrderedDict[str, str] = OrderedDict()
-        self._threads: OrderedDict[str, None] = OrderedDict()
+        self._sent: RecentKeys[str] = RecentKeys(remember)
+        self._threads: RecentKeys[None] = RecentKeys(remember)
         self._refused: dict[str, tuple[float, str]] = {}
         self._unauthorized: str | None = None
 
@@ -187,7 +181,7 @@ class DiscordPlatform:
         route = Route("POST", "/channels/{channel_id}/messages", channel_id=target)
         answer = await self._request(route, body, channel=channel, action="post")
         message_id = f"{target}/{answer['id']}"
-        self._note(self._sent, key, message_id)
+        self._sent.note(key, message_id)
         return message_id
 
     async def _start_thread(self, channel: str, parent: str, name: str) -> None:
@@ -204,7 +198,7 @@ class DiscordPlatform:
         body = {"name": name, "auto_archive_duration": AUTO_ARCHIVE_MINUTES}
         action = "start a thread in"
         await self._request(route, body, channel=channel, action=action, fine=THREAD_EXISTS)
-        self._note(self._threads, parent, None)
+        self._threads.note(parent, None)
 
     async def _request(
         self, route: Route, body: Payload, *, channel: str, action: str, fine: int | None = None
@@ -243,9 +237,3 @@ class DiscordPlatform:
             if time.monotonic() < until:
                 raise PermanentError(f"{reason}; not retried for {self._refused_for:g} s")
             del self._refused[channel]
-
-    def _note(self, memory: OrderedDict, key: str, value: Any) -> None:
-        memory[key] = value
-        memory.move_to_end(key)
-        while len(memory) > self._remember:
-            memory.popitem(last=False)

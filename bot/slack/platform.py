@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
-from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -38,9 +36,10 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.errors import PermanentError, PlatformError, RetryableError
+from bot.errors import PermanentError, PlatformError, RetryableError, retry_after_header
 from bot.pacing import Pacer
 from bot.parts import Part
+from bot.platform import RecentKeys
 from bot.slack.blocks import SlackMessage, render
 
 log = logging.getLogger(__name__)
@@ -93,19 +92,6 @@ def slack_client(token: str, *, base_url: str = "https://slack.com/api/", timeou
     )
 
 
-def _retry_after(headers: Any) -> float | None:
-    if not headers:
-        return None
-    for name, value in dict(headers).items():
-        if name.lower() == "retry-after":
-            value = value[0] if isinstance(value, list | tuple) else value
-            try:
-                return float(value)
-            except (TypeError, ValueError):
-                return None
-    return None
-
-
 def translate_error(exc: Exception, *, method: str, channel: str) -> PlatformError:
     """A slack-sdk or network failure as a `RetryableError` or a `PermanentError` whose
     message says what went wrong (never the token)."""
@@ -114,7 +100,7 @@ def translate_error(exc: Exception, *, method: str, channel: str) -> PlatformErr
         status = exc.response.status_code
         error = str(exc.response.get("error") or f"HTTP {status}")
         if status == 429 or error in ("ratelimited", "rate_limited"):
-            retry_after = _retry_after(exc.response.headers)
+            retry_after = retry_after_header(exc.response.headers)
             return RetryableError(f"{where} was rate limited", retry_after=retry_after)
         if status >= 500 or error in RETRYABLE_ERRORS:
             return RetryableError(f"{where} failed: {error} (HTTP {status})")
@@ -135,9 +121,8 @@ class SlackPlatform:
     ) -> None:
         self.client = attach_retry_handlers(client)
         self.pacer = pacer if pacer is not None else Pacer()
-        self._remember = remember
-        self._sent: OrderedDict[str, str] = OrderedDict()
-        self._threads: OrderedDict[str, None] = OrderedDict()
+        self._sent: RecentKeys[str] = RecentKeys(remember)
+        self._threads: RecentKeys[None] = RecentKeys(remember)
         self._own_session: aiohttp.ClientSession | None = None
 
     def open_session(self) -> None:
@@ -165,7 +150,7 @@ class SlackPlatform:
             await self._recover(channel, thread)
         first = await self._send(channel, messages[0], thread, key)
         follow = thread or first
-        self._note(self._threads, follow, None)
+        self._threads.note(follow, None)
         for i, message in enumerate(messages[1:], start=1):
             await self._send(channel, message, follow, f"{key}+{i}")
         return first
@@ -205,14 +190,14 @@ class SlackPlatform:
                 self.pacer.pause(error.retry_after, channel=channel)
             raise error from exc
         ts = str(response["ts"])
-        self._note(self._sent, key, ts)
+        self._sent.note(key, ts)
         return ts
 
     async def _recover(self, channel: str, thread: str) -> None:
         """Learn the keys already posted in `thread` (once per thread and process)."""
         if thread in self._threads:
             return
-        self._note(self._threads, thread, None)
+        self._threads.note(thread, None)
         try:
             response = await self.client.conversations_replies(
                 channel=channel, ts=thread, include_all_metadata=True, limit=200
@@ -224,10 +209,4 @@ class SlackPlatform:
             metadata = message.get("metadata") or {}
             key = (metadata.get("event_payload") or {}).get("key")
             if metadata.get("event_type") == EVENT_TYPE and isinstance(key, str):
-                self._note(self._sent, key, str(message["ts"]))
-
-    def _note(self, memory: OrderedDict, key: str, value: Any) -> None:
-        memory[key] = value
-        memory.move_to_end(key)
-        while len(memory) > self._remember:
-            memory.popitem(last=False)
+                self._sent.note(key, str(message["ts"]))
