@@ -15,7 +15,6 @@ after the HTTP response (or the Socket Mode envelope ack) has gone.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.adapters import Hub
 from bot.parts import parts_of
+from bot.platform import RecentKeys
 from bot.replies import Context, Reply
 from bot.slack.blocks import (
     ACK_ACTION_ID,
@@ -128,8 +128,7 @@ class UserNames:
 
     def __init__(self, client: AsyncWebClient, *, remember: int = 5_000) -> None:
         self.client = client
-        self._remember = remember
-        self._names: OrderedDict[str, str] = OrderedDict()
+        self._names: RecentKeys[str] = RecentKeys(remember)
 
     async def name(self, user_id: str) -> str:
         """`user_id`'s display name, else real name, else handle, else the id itself."""
@@ -144,9 +143,7 @@ class UserNames:
         profile = user.get("profile") or {}
         found = profile.get("display_name") or profile.get("real_name") or user.get("name")
         name = str(found or user_id)
-        self._names[user_id] = name
-        while len(self._names) > self._remember:
-            self._names.popitem(last=False)
+        self._names.note(user_id, name)
         return name
 
 
