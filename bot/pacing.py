@@ -68,7 +68,7 @@ class Pacer:
     async def slot(self, channel: str) -> AsyncIterator[None]:
         """Hold the next slot of `channel` while sending: enter once the channel's last
         message is `per_channel_interval` old (in order of asking) and the workspace budget
-        allows; the interval counts from when the block is left, i.e. from Slack's answer,
+        allows; the interval counts from when the block is left, i.e. from the API's answer,
         so network delays never squeeze two messages closer than the interval."""
         lock = self._locks.setdefault(channel, asyncio.Lock())
         async with lock:
@@ -94,7 +94,7 @@ class Pacer:
             await self._sleep(seconds)
 
     def pause(self, seconds: float, *, channel: str | None = None) -> None:
-        """Hold back sends for `seconds` (after Slack said Retry-After): to `channel` only
+        """Hold back sends for `seconds` (after the API said Retry-After): to `channel` only
         when given, else everywhere."""
         until = self._clock() + seconds
         if channel is not None:
