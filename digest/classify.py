@@ -70,6 +70,12 @@ class Event:
         return self.activity.repo
 
     @property
+    def must_act(self) -> bool:
+        """True when a reader must act on this change: a revert or reland, a breaking change
+        or a change to the CI gates. Such a change is always cited and gets an action item."""
+        return self.kind in ("revert", "reland") or self.breaking or self.ci_gate
+
+    @property
     def predicate(self) -> str:
         """The verb phrase of a sentence about this event: "adds bf16 support for …"."""
         if self.verb is None:
