@@ -9,31 +9,27 @@ Citations are drafted as markers naming an activity; `number_references` turns t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from digest.check import check_story, require_integrity
 from digest.classify import Event, classify
+from digest.compose.citations import MARKER, Draft, cite, number_references
+from digest.compose.phrases import (
+    _area,
+    _is_backend,
+    _name,
+    _object,
+    _predicate,
+    _quoted_title,
+)
 from digest.config import WireConfig, topic_key
 from digest.errors import UnknownTopicError
-from digest.language import nominalize, shorten, third_person
-from digest.model import (
-    ActionItem,
-    Activity,
-    Reference,
-    Sentence,
-    Story,
-    Urgency,
-    Window,
-    stable_id,
-)
+from digest.language import nominalize
+from digest.model import Activity, Story, Urgency, Window
 from digest.rank import rank
 from digest.select import ProjectPick, Unit, group_units
 from digest.text import clean_fragment, join_words, plural
 
-_MARK = "\x00"
-_MARKER = re.compile(f"{_MARK}([^{_MARK}]+){_MARK}")
 # Sentence openings by a unit's position in its project, so a body does not repeat itself.
 _OPENINGS = (
     "{s} {p}",
@@ -42,40 +38,7 @@ _OPENINGS = (
     "Elsewhere, {s} {p}",
     "{s} further {p}",
 )
-# Capitalized words at the start of a verbless title that are ordinary words, not names.
-_COMMON_OPENERS = {
-    "new",
-    "initial",
-    "basic",
-    "better",
-    "more",
-    "minor",
-    "small",
-    "further",
-    "additional",
-    "improved",
-    "faster",
-    "full",
-}
 _CAPABILITY_VERBS = {"add", "support", "enable", "introduce", "implement", "expose", "extend"}
-
-
-def cite(*activities: Activity) -> str:
-    """Citation markers for activities, resolved to [n] by `number_references`."""
-    return "".join(f"{_MARK}{a.repo}@{a.sha}{_MARK}" for a in activities)
-
-
-@dataclass(frozen=True)
-class Draft:
-    """A story before its citations are numbered."""
-
-    headline: str
-    lede: str
-    body: tuple[str, ...]
-    actions: tuple[tuple[str, Urgency, str, str], ...]  # (text, urgency, repo, key of the ref)
-
-
-# ---------------------------------------------------------------- pipeline
 
 
 def compose(
@@ -136,7 +99,7 @@ def draft_story(
     body: tuple[str, ...] = ()
     for detail in (3, 2, 1, 0):
         body = tuple(write_body(picks, config=config, detail=detail))
-        words = sum(len(_MARKER.sub("", s).split()) for s in body)
+        words = sum(len(MARKER.sub("", s).split()) for s in body)
         if len(body) <= limits.max_body_sentences and words <= limits.max_body_words:
             break
     return Draft(
@@ -144,132 +107,6 @@ def draft_story(
         lede=write_lede(picks, config=config, topic=topic),
         body=body,
         actions=tuple(write_actions(picks, config=config)),
-    )
-
-
-def number_references(
-    draft: Draft,
-    *,
-    activities: list[Activity],
-    window: Window,
-    repos: tuple[str, ...],
-    topic: str | None,
-) -> Story:
-    """Replace citation markers by [n], numbered by first citation, and build the references."""
-    by_key = {f"{a.repo}@{a.sha}": a for a in activities}
-    numbers: dict[str, int] = {}
-
-    def resolve(text: str) -> tuple[str, tuple[int, ...]]:
-        refs: list[int] = []
-
-        def replace(match: re.Match[str]) -> str:
-            key = match.group(1)
-            number = numbers.setdefault(key, len(numbers) + 1)
-            refs.append(number)
-            return f"[{number}]"
-
-        resolved = _MARKER.sub(replace, text)
-        resolved = re.sub(r"\](\s*)\[", "][", resolved)
-        return resolved, tuple(refs)
-
-    body = tuple(Sentence(text=t, refs=r) for t, r in map(resolve, draft.body))
-    items = []
-    for text, urgency, repo, key in draft.actions:
-        resolved, refs = resolve(text)
-        items.append(
-            ActionItem(
-                id=stable_id("item", repo, key, urgency),
-                text=resolved,
-                urgency=urgency,
-                repo=repo,
-                refs=refs,
-            )
-        )
-    references = tuple(
-        Reference(
-            n=n,
-            repo=by_key[key].repo,
-            number=by_key[key].number,
-            title=clean_fragment(by_key[key].title),
-            url=by_key[key].link,
-            sha=by_key[key].sha,
-        )
-        for key, n in sorted(numbers.items(), key=lambda kv: kv[1])
-    )
-    story_id = stable_id(
-        "story",
-        window.since.isoformat(),
-        window.until.isoformat(),
-        sorted(repos),
-        topic,
-        sorted(by_key),
-    )
-    return Story(
-        id=story_id,
-        window=window,
-        repos=repos,
-        topic=topic,
-        headline=draft.headline,
-        lede=draft.lede,
-        body=body,
-        action_items=tuple(items),
-        references=references,
-    )
-
-
-# ---------------------------------------------------------------- writers
-
-
-def _name(config: WireConfig, repo: str) -> str:
-    return config.project(repo).name
-
-
-def _object(event: Event, *, max_words: int) -> str:
-    text = clean_fragment(event.obj)
-    words = text.split()
-    return text if len(words) <= max_words else shorten(text, max_words=max_words)
-
-
-def _quoted_title(event: Event, *, max_words: int) -> str:
-    return f"“{_object(event, max_words=max_words)}”"
-
-
-def _predicate(event: Event, *, max_words: int, headline: bool = False) -> str:
-    """The verb phrase for an event, with reverts named by a noun phrase when the table allows."""
-    if event.kind == "revert":
-        nominal = nominalize(clean_fragment(event.obj))
-        if nominal and headline:
-            return f"backs out {nominal}"
-        if nominal:
-            return f"backs out {nominal}, undoing {_quoted_title(event, max_words=max_words)}"
-        return f"backs out {_quoted_title(event, max_words=max_words)}"
-    obj = _object(event, max_words=max_words)
-    if event.verb is None:
-        first, _, rest = obj.partition(" ")
-        if first.lower() in _COMMON_OPENERS:
-            obj = f"{first.lower()} {rest}".strip()
-        return f"lands {obj}"
-    if headline and not obj:
-        return third_person(event.verb)
-    return f"{third_person(event.verb)} {obj}".strip()
-
-
-def _area(event: Event) -> str | None:
-    """A topic to name as context, when the sentence does not already mention it."""
-    obj = event.obj.lower()
-    for topic in event.topics:
-        if topic.lower() not in obj and topic_key(topic) not in topic_key(obj):
-            return topic
-    return None
-
-
-def _is_backend(event: Event, area: str) -> bool:
-    """True when the change touches `backends/<area>/`, so "ExecuTorch's Arm backend" is right."""
-    key = topic_key(area)
-    return any(
-        f.path.startswith("backends/") and topic_key(f.path.split("/")[1]) == key
-        for f in event.activity.files
-        if f.path.count("/") >= 2
     )
 
 
