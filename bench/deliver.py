@@ -28,8 +28,8 @@ import asyncpg
 from sqlalchemy import insert, text
 from sqlalchemy.engine import make_url
 
-from bot.deliver import Worker
-from bot.parts import Part
+from bot.delivery.parts import Part
+from bot.delivery.worker import Worker
 from bot.settings import DeliverySettings
 from bot.store import Store, upgrade_database
 from bot.store.tables import DeliveryRow

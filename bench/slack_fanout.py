@@ -35,9 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-from bot.deliver import Worker, part_key  # noqa: E402
-from bot.pacing import Pacer  # noqa: E402
-from bot.parts import parts_of  # noqa: E402
+from bot.delivery.pacing import Pacer  # noqa: E402
+from bot.delivery.parts import parts_of  # noqa: E402
+from bot.delivery.worker import Worker, part_key  # noqa: E402
 from bot.settings import DeliverySettings  # noqa: E402
 from bot.slack.blocks import render  # noqa: E402
 from bot.slack.platform import EVENT_TYPE, SlackPlatform, slack_client  # noqa: E402

@@ -1,4 +1,17 @@
-"""The Wire's distribution side: settings, store, platforms and the delivery worker.
+"""The Wire's distribution side: everything that talks to people or keeps state.
+
+Packages, lowest first; a package imports only from those above it in this list
+(`tests/test_architecture.py` holds the code to it):
+
+    errors, settings, options   leaves: the error tree and the typed configuration
+    store/       SQLAlchemy tables, migrations and the repositories over them
+    delivery/    the outbox worker, pacing, story parts and the Platform protocol
+    acks/        acknowledgements, reminders and the unacknowledged-item query
+    schedule/    windows, cron triggers, the leader lock and the newsroom that composes
+    commands/    the one `/wire` grammar, its targets, handlers and neutral replies
+    chat/        what a chat platform plugs into: the Adapter protocol and the Hub
+    slack/, discord/   the platforms (neither imports the other)
+    app/         the service, its web server and front ends, and the `wire` CLI
 
 `bot` may import `digest`; `digest` never imports `bot`.
 """

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.commands import Commands
+from bot.commands.handlers import Commands
+from bot.commands.replies import Context, Reply
+from bot.delivery.parts import Part
+from bot.delivery.platform import render_text
 from bot.options import Options
-from bot.parts import Part
-from bot.platform import render_text
-from bot.replies import Context, Reply
 from bot.store import Store, upgrade_database
 from digest.config import Project, WireConfig, load_config
 from digest.sources import Source, open_source

@@ -12,9 +12,9 @@ from datetime import timedelta
 
 import httpx
 
-from bot.deliver import Worker
+from bot.delivery.parts import Part
+from bot.delivery.worker import Worker
 from bot.errors import PermanentError, RetryableError
-from bot.parts import Part
 from bot.settings import DeliverySettings
 from bot.store import Store
 

@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlencode
 
 import httpx
 
-from bot.service import Service
+from bot.app.service import Service
 from bot.settings import load_settings
 from digest.config import load_config
 

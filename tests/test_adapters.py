@@ -11,12 +11,12 @@ import httpx
 import pytest
 from aiohttp import web
 
-from bot.adapters import ConsoleAdapter, Hub, adapters_for
-from bot.commands import Commands
-from bot.frontends import Frontends
+from bot.app.frontends import Frontends
+from bot.app.service import Service
+from bot.chat.adapters import ConsoleAdapter, Hub, adapters_for
+from bot.commands.handlers import Commands
+from bot.delivery.platform import ConsolePlatform
 from bot.options import options_from
-from bot.platform import ConsolePlatform
-from bot.service import Service
 from bot.settings import HttpSettings, load_settings
 from bot.store import Store
 from digest.config import load_config

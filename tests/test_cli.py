@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bot.cli import app
+from bot.app.cli import app
 from tests.digest_data import CI_INFRA, EXAMPLE_CONFIG, EXECUTORCH
 
 RUNNER = CliRunner()

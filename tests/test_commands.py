@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from bot.deliver import Worker
-from bot.parts import ActionItemPart
+from bot.delivery.parts import ActionItemPart
+from bot.delivery.worker import Worker
 from bot.store import Store
 from tests.chat import WireChat, sqlite_store
 from tests.conftest import build_story
@@ -190,7 +190,7 @@ async def test_help_and_empty_input_list_every_command(wire: WireChat) -> None:
 
 
 def test_mute_durations_are_capped() -> None:
-    from bot.grammar import MAX_MUTE, parse_mute
+    from bot.commands.grammar import MAX_MUTE, parse_mute
 
     assert parse_mute("90m") == timedelta(minutes=90)
     assert parse_mute("999999d") == MAX_MUTE

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.grammar import USAGE, Rejected, parse
+from bot.commands.grammar import USAGE, Rejected, parse
 from tests.chat import WireChat, sqlite_store
 
 WORDS = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -12,9 +13,16 @@ import time_machine
 from pydantic import ValidationError
 from sqlalchemy import update
 
-from bot.deliver import Worker, backoff, describe, list_deliveries, refresh_item, send_reminders
+from bot.delivery.parts import ActionItemPart, Part, ReminderPart, parts_of
+from bot.delivery.worker import (
+    Worker,
+    backoff,
+    describe,
+    list_deliveries,
+    refresh_item,
+    send_reminders,
+)
 from bot.errors import PermanentError, RetryableError
-from bot.parts import ActionItemPart, Part, ReminderPart, parts_of
 from bot.settings import DeliverySettings
 from bot.store import Store, utcnow
 from bot.store.tables import StoryRow
@@ -295,7 +303,8 @@ async def test_concurrency_within_one_worker(store: Store, workers: int) -> None
 @dataclass
 class GatedPlatform:
     """Holds every post to `slow_channel` until `gate` opens, fails a channel's first post
-    when `failures` names it; counts posts in flight."""
+    when `failures` names it; counts posts in flight. With `crowd`, a post waits (up to
+    half a second) until that many are in flight, so a peak does not depend on timing."""
 
     slow_channel: str
     gate: asyncio.Event = field(default_factory=asyncio.Event)
@@ -306,15 +315,22 @@ class GatedPlatform:
     failures: dict[str, Exception] = field(default_factory=dict)
     in_flight: int = 0
     peak: int = 0
+    crowd: int = 0
+    crowded: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
         if channel in self.failures:
             raise self.failures.pop(channel)
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
+        if self.crowd and self.in_flight >= self.crowd:
+            self.crowded.set()
         try:
             if channel == self.slow_channel:
                 await self.gate.wait()
+            elif self.crowd:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.crowded.wait(), 0.5)
             else:
                 await asyncio.sleep(0.001)
         finally:
@@ -356,7 +372,7 @@ async def test_a_slow_delivery_does_not_hold_back_the_next_claims(store: Store) 
 async def test_deliveries_in_flight_never_exceed_the_workers(store: Store) -> None:
     for n in range(12):
         await enqueue_to(store, 400 + n, f"C{n}")
-    chat = GatedPlatform(slow_channel="none")
+    chat = GatedPlatform(slow_channel="none", crowd=3)
     chat.gate.set()
     settings = DeliverySettings(workers=3, batch_size=5)
     summary = await Worker(store, [chat], settings=settings).run_once()

@@ -18,11 +18,11 @@ import pytest
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from bot import grammar
+from bot.app.service import Service
+from bot.commands import grammar
+from bot.commands.replies import Context
 from bot.discord.adapter import DiscordAdapter, DiscordStartError
 from bot.errors import SettingsError
-from bot.replies import Context
-from bot.service import Service
 from bot.settings import load_settings
 from digest.config import load_config
 from tests.fakes.discord_gateway import (

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import time_machine
 
+from bot.delivery.parts import ActionItemPart, ParentPart, parts_of
 from bot.discord.client import ALREADY
 from bot.discord.render import render
-from bot.parts import ActionItemPart, ParentPart, parts_of
 from tests.fakes.discord_gateway import (
     MANAGE_CHANNELS,
     FakeDiscordAPI,

@@ -18,12 +18,12 @@ import pytest
 from aiohttp.test_utils import TestServer
 from discord.http import HTTPClient, Route
 
+from bot.delivery.parts import AckMark, ActionItemPart, Part, ReminderPart, item_part, parts_of
+from bot.delivery.platform import Platform
 from bot.discord.escape import ZWSP
 from bot.discord.platform import DiscordPlatform, discord_pacer, nonce_of
 from bot.discord.render import edit_payload, render, thread_name
 from bot.errors import PermanentError, RetryableError
-from bot.parts import AckMark, ActionItemPart, Part, ReminderPart, item_part, parts_of
-from bot.platform import Platform
 from digest.compose import compose
 from digest.model import Story
 from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window

@@ -13,6 +13,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.delivery.parts import (
+    AckMark,
+    ActionItemPart,
+    BodyPart,
+    ParentPart,
+    ReferencesPart,
+    ReminderPart,
+    item_part,
+    parts_of,
+    reminder_part,
+)
 from bot.discord.escape import allowed_mentions, allowed_mentions_json, escape_text
 from bot.discord.render import (
     ack_custom_id,
@@ -24,17 +35,6 @@ from bot.discord.render import (
     units,
 )
 from bot.discord.views import AckView, edit_arguments, parse_ack_custom_id
-from bot.parts import (
-    AckMark,
-    ActionItemPart,
-    BodyPart,
-    ParentPart,
-    ReferencesPart,
-    ReminderPart,
-    item_part,
-    parts_of,
-    reminder_part,
-)
 from digest.compose import compose
 from digest.model import ActionItem, Reference, Sentence, Story
 from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window

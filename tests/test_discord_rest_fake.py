@@ -18,9 +18,9 @@ import pytest
 from aiohttp.test_utils import TestServer
 from discord.http import HTTPClient, MultipartParameters, Route
 
+from bot.delivery.parts import AckMark, ParentPart, ReminderPart, item_part, parts_of
 from bot.discord.render import edit_payload, render, thread_name
 from bot.discord.views import GONE, ack_button
-from bot.parts import AckMark, ParentPart, ReminderPart, item_part, parts_of
 from digest.compose import compose
 from digest.model import Story
 from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window

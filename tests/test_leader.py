@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.leader import Leadership
+from bot.schedule.leader import Leadership
 from bot.store import Store
 
 

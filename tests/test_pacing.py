@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bot.pacing import Pacer
+from bot.delivery.pacing import Pacer
 
 
 class Clock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from datetime import UTC, datetime
 
-from bot.parts import (
+from bot.delivery.parts import (
     AckMark,
     ActionItemPart,
     BodyPart,
@@ -16,7 +16,7 @@ from bot.parts import (
     parts_of,
     reminder_part,
 )
-from bot.platform import ConsolePlatform, Platform, render_text
+from bot.delivery.platform import ConsolePlatform, Platform, render_text
 from digest.model import ActionItem
 from tests.conftest import build_story
 
@@ -102,7 +102,7 @@ async def test_console_platform_prints_a_thread_and_dedupes_keys() -> None:
 
 
 def test_inline_citations_are_not_repeated() -> None:
-    from bot.platform import render_lines
+    from bot.delivery.platform import render_lines
     from digest.compose import compose
     from tests.digest_data import SHOWCASE_WINDOW, both_files, example_config, window
 

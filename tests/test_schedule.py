@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from bot.crontab import next_fire, trigger_for
-from bot.deliver import Worker
-from bot.newsroom import apply_excludes
+from bot.delivery.parts import ActionItemPart, ParentPart, ReminderPart
+from bot.delivery.worker import Worker
 from bot.options import Options
-from bot.parts import ActionItemPart, ParentPart, ReminderPart
-from bot.schedule import Scheduler
+from bot.schedule.crontab import next_fire, trigger_for
+from bot.schedule.newsroom import apply_excludes
+from bot.schedule.scheduler import Scheduler
 from bot.store import Store
 from digest.model import Window
 from digest.sources import open_source

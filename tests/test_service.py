@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-WIRE = [sys.executable, "-c", "from bot.cli import main; main()"]
+WIRE = [sys.executable, "-c", "from bot.app.cli import main; main()"]
 DEMO = ["--config", "config/demo.toml"]
 HEADLINE = "CI-INFRA SPLITS PRE-MERGE CI INTO FAST AND SLOW GATES"
 

@@ -14,8 +14,8 @@ from urllib.parse import parse_qsl
 import pytest
 from aiohttp import web
 
+from bot.commands.replies import Reply
 from bot.errors import SettingsError
-from bot.replies import Reply
 from bot.settings import load_settings
 from bot.slack.adapter import SlackAdapter
 from bot.slack.app import (

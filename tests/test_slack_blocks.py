@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from slack_sdk.models.blocks import Block
 
-from bot.parts import AckMark, ActionItemPart, Part, ReminderPart, parts_of
+from bot.delivery.parts import AckMark, ActionItemPart, Part, ReminderPart, parts_of
 from bot.slack.blocks import (
     ACK_ACTION_ID,
     HEADER_CHARS,

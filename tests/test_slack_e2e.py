@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import time_machine
 
-from bot.parts import parts_of
+from bot.delivery.parts import parts_of
 from bot.slack.blocks import ACK_ACTION_ID
 from bot.store import utcnow
 from tests.fakes.slack_server import FakeSlack, Message, block_texts

@@ -12,10 +12,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.delivery.pacing import Pacer
+from bot.delivery.parts import AckMark, ActionItemPart, item_part, parts_of
+from bot.delivery.platform import Platform
 from bot.errors import PermanentError, RetryableError
-from bot.pacing import Pacer
-from bot.parts import AckMark, ActionItemPart, item_part, parts_of
-from bot.platform import Platform
 from bot.slack.blocks import ACK_ACTION_ID, render
 from bot.slack.platform import EVENT_TYPE, SlackPlatform
 from digest.compose import compose

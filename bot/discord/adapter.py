@@ -1,5 +1,5 @@
 """Discord as an adapter of `wire run`: the platform that posts stories and the gateway
-session that takes `/wire`, buttons and reactions (see `bot.adapters`).
+session that takes `/wire`, buttons and reactions (see `bot.chat.adapters`).
 
     adapter = DiscordAdapter.from_settings(settings)   # no I/O
     await adapter.start(hub)    # log in, sync /wire, connect, wait until READY
@@ -8,7 +8,7 @@ session that takes `/wire`, buttons and reactions (see `bot.adapters`).
 discord.py's REST base URL is `settings.discord.api_url`, and the gateway is the one
 `GET /gateway/bot` names, so the whole client can be pointed elsewhere by one setting
 (discord.py keeps both addresses as class attributes: one Discord per process). The
-gateway session is exclusive (`bot.frontends`): every session of a bot receives every
+gateway session is exclusive (`bot.app.frontends`): every session of a bot receives every
 event, so only one replica runs it. The platform logs in by itself when it posts first
 (`wire run --once` starts no front end), and both share one login.
 """
@@ -26,11 +26,11 @@ from aiohttp import web
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from bot.adapters import Hub
+from bot.chat.adapters import Hub
+from bot.delivery.parts import Part
 from bot.discord.client import WireBot
 from bot.discord.platform import DiscordPlatform, discord_pacer
 from bot.errors import PermanentError, RetryableError, SettingsError
-from bot.parts import Part
 from bot.settings import Settings
 
 log = logging.getLogger("wire.discord")

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.commands.replies import Context, Reply
+from bot.delivery.parts import parts_of
 from bot.discord.commands import WireGroup
 from bot.discord.escape import allowed_mentions, escape_text
 from bot.discord.render import (
@@ -42,12 +44,10 @@ from bot.discord.render import (
 )
 from bot.discord.views import TEMPLATE, AckAnswer, AckButton, Acked
 from bot.errors import SettingsError
-from bot.parts import parts_of
-from bot.replies import Context, Reply
 from bot.settings import DiscordSettings
 
 if TYPE_CHECKING:
-    from bot.adapters import Hub
+    from bot.chat.adapters import Hub
     from digest.config import WireConfig
 
 log = logging.getLogger("wire.discord")

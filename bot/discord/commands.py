@@ -1,5 +1,5 @@
 """`/wire` as a Discord application command group: one subcommand per verb of the shared
-grammar (`bot.grammar`), each turning its options back into the `/wire …` text the command
+grammar (`bot.commands.grammar`), each turning its options back into the `/wire …` text the command
 layer parses, so Discord, Slack and the console answer exactly alike.
 
 The group only translates; `WireBot` (bot/discord/client.py) runs the command and answers.
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 import discord
 from discord import app_commands
 
-from bot import grammar as g
+from bot.commands import grammar as g
 
 if TYPE_CHECKING:
     from digest.config import WireConfig

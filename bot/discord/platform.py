@@ -39,11 +39,11 @@ import aiohttp
 import discord
 from discord.http import HTTPClient, Route
 
+from bot.delivery.pacing import Pacer
+from bot.delivery.parts import ParentPart, Part
+from bot.delivery.platform import RecentKeys
 from bot.discord.render import Payload, edit_payload, render, thread_name
 from bot.errors import PermanentError, PlatformError, RetryableError, retry_after_header
-from bot.pacing import Pacer
-from bot.parts import ParentPart, Part
-from bot.platform import RecentKeys
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,16 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC
 from typing import Any
 
+from bot.delivery.parts import (
+    ActionItemPart,
+    BodyPart,
+    ParentPart,
+    Part,
+    ReferencesPart,
+    ReminderPart,
+)
+from bot.delivery.platform import clean
 from bot.discord.escape import allowed_mentions_json, escape_text
-from bot.parts import ActionItemPart, BodyPart, ParentPart, Part, ReferencesPart, ReminderPart
-from bot.platform import clean
 from digest.model import ActionItem, Reference
 from digest.text import CITATION, cited_numbers
 

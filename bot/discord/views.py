@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 import discord
 
+from bot.delivery.parts import Part, item_id_of
 from bot.discord.escape import allowed_mentions
 from bot.discord.render import ACK_LABEL, ACK_PREFIX, CUSTOM_ID_MAX, ack_custom_id, edit_payload
-from bot.parts import Part, item_id_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Slack as an adapter of `wire run` (see `bot.adapters`): the platform the worker posts
+"""Slack as an adapter of `wire run` (see `bot.chat.adapters`): the platform the worker posts
 through, and the bolt app that takes `/wire`, buttons and reactions.
 
 HTTP mode (the default): Slack POSTs events, commands and interactivity to
@@ -16,9 +16,9 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
-from bot.adapters import Hub
+from bot.chat.adapters import Hub
+from bot.delivery.pacing import Pacer
 from bot.errors import SettingsError
-from bot.pacing import Pacer
 from bot.settings import Settings
 from bot.slack.app import build_app
 from bot.slack.escape import is_user_group_id

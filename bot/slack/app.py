@@ -23,10 +23,10 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.adapters import Hub
-from bot.parts import parts_of
-from bot.platform import RecentKeys
-from bot.replies import Context, Reply
+from bot.chat.adapters import Hub
+from bot.commands.replies import Context, Reply
+from bot.delivery.parts import parts_of
+from bot.delivery.platform import RecentKeys
 from bot.slack.blocks import (
     ACK_ACTION_ID,
     MAX_BLOCKS,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.parts import (
+from bot.delivery.parts import (
     AckMark,
     ActionItemPart,
     BodyPart,

@@ -36,10 +36,10 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.delivery.pacing import Pacer
+from bot.delivery.parts import Part
+from bot.delivery.platform import RecentKeys
 from bot.errors import PermanentError, PlatformError, RetryableError, retry_after_header
-from bot.pacing import Pacer
-from bot.parts import Part
-from bot.platform import RecentKeys
 from bot.slack.blocks import SlackMessage, render
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ so a crash resumes after the last recorded part and a recorded part is never pos
 The one gap left, a crash after the platform accepted a part but before its id was
 recorded, is closed by the platform: every `post` carries the idempotency key
 "<delivery id>.<part index>", and a platform answers a repeated key with the message it
-already posted (see `bot.platform`). Together: nothing twice, nothing lost.
+already posted (see `bot.delivery.platform`). Together: nothing twice, nothing lost.
 
 Failures: `RetryableError` puts the delivery back with exponential back-off and full
 jitter, never sooner than the platform's `retry_after`; `PermanentError`, or running out
@@ -39,9 +39,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 
+from bot.delivery.parts import AckMark, item_id_of, item_part, parts_of, reminder_part
+from bot.delivery.platform import Platform
 from bot.errors import LeaseLostError, PermanentError, RetryableError
-from bot.parts import AckMark, item_id_of, item_part, parts_of, reminder_part
-from bot.platform import Platform
 from bot.settings import DeliverySettings
 from bot.store import Claim, DeliveryInfo, PostedPart, Store, check_failure, utcnow
 from digest.model import Story

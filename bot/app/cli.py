@@ -188,7 +188,7 @@ def main() -> None:
 
 
 # The service's commands (run, console, deliveries, health, db upgrade) register themselves.
-from bot import service_cli  # noqa: E402, F401
+from bot.app import service_cli  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

@@ -16,12 +16,12 @@ import typer
 from rich.console import Console
 from sqlalchemy import text
 
-from bot.cli import ConfigOption, app, fail, resolve_config
-from bot.deliver import describe, list_deliveries
-from bot.parts import parts_of
-from bot.platform import ConsolePlatform, render_text
-from bot.replies import Context
-from bot.service import Service
+from bot.app.cli import ConfigOption, app, fail, resolve_config
+from bot.app.service import Service
+from bot.commands.replies import Context
+from bot.delivery.parts import parts_of
+from bot.delivery.platform import ConsolePlatform, render_text
+from bot.delivery.worker import describe, list_deliveries
 from bot.settings import Settings, load_settings
 from bot.store import Store, upgrade_database
 from digest.errors import WireError

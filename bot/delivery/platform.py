@@ -20,7 +20,7 @@ from collections import OrderedDict
 from datetime import UTC
 from typing import Protocol, TextIO, TypeVar, runtime_checkable
 
-from bot.parts import (
+from bot.delivery.parts import (
     ActionItemPart,
     BodyPart,
     ParentPart,

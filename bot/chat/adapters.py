@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 
 from aiohttp import web
 
-from bot.escalate import AckOutcome, acknowledge
-from bot.platform import ConsolePlatform, Platform
+from bot.acks.escalate import AckOutcome, acknowledge
+from bot.delivery.platform import ConsolePlatform, Platform
 from bot.settings import Settings
 
 if TYPE_CHECKING:
-    from bot.commands import Commands
+    from bot.commands.handlers import Commands
     from bot.options import Options
     from bot.store import Store
 
@@ -72,7 +72,7 @@ class Adapter(Protocol):
 
     name: str
     platform: Platform
-    exclusive: bool  # True: one replica at a time runs the front end (see bot.frontends)
+    exclusive: bool  # True: one replica at a time runs the front end (see bot.app.frontends)
 
     def mount(self, app: web.Application) -> bool:
         """Add this adapter's HTTP routes to the service's web server; True if it added any."""

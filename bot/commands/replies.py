@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.grammar import USAGE, show
+from bot.commands.grammar import USAGE, show
 from digest.model import Story
 
 Visibility = Literal["ephemeral", "channel"]

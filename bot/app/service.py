@@ -4,15 +4,15 @@
     async with await Service.start(settings=settings, config=config) as service:
         await service.run(stop)                  # or: await service.run_once()
 
-Every replica runs the delivery worker; only the leader (see `bot.leader`) composes and
+Every replica runs the delivery worker; only the leader (see `bot.schedule.leader`) composes and
 sends reminders. APScheduler 3 (AsyncIOScheduler) fires a `tick` every minute (at once on
 start: leadership, schedules, due work, reminders) and one cron job per distinct channel
 schedule, so digests go out on the minute; missed runs coalesce. On stop the part in
 flight finishes (composition or post), then everything shuts down.
 
-Each enabled platform comes as an adapter (see `bot.adapters`): its platform posts, its
+Each enabled platform comes as an adapter (see `bot.chat.adapters`): its platform posts, its
 front end takes `/wire`, buttons and reactions. Front ends start with `run` (or
-`start_frontends`; see `bot.frontends`, which also keeps an exclusive one, like a Discord
+`start_frontends`; see `bot.app.frontends`, which also keeps an exclusive one, like a Discord
 gateway session, on one replica); the web server listens only if an adapter mounted routes.
 """
 
@@ -28,17 +28,17 @@ from typing import TextIO
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.adapters import Adapter, Hub, adapters_for
-from bot.commands import Commands
-from bot.crontab import trigger_for
-from bot.deliver import Worker
-from bot.frontends import Frontends
-from bot.leader import Leadership
-from bot.newsroom import SourceFor, default_source
+from bot.app.frontends import Frontends
+from bot.chat.adapters import Adapter, Hub, adapters_for
+from bot.commands.handlers import Commands
+from bot.commands.replies import Context
+from bot.delivery.platform import Platform
+from bot.delivery.worker import Worker
 from bot.options import Options, options_from
-from bot.platform import Platform
-from bot.replies import Context
-from bot.schedule import RunReport, Scheduler
+from bot.schedule.crontab import trigger_for
+from bot.schedule.leader import Leadership
+from bot.schedule.newsroom import SourceFor, default_source
+from bot.schedule.scheduler import RunReport, Scheduler
 from bot.settings import Settings
 from bot.store import Store, upgrade_database
 from digest.config import Project, WireConfig
@@ -176,7 +176,7 @@ class Service:
 
     async def start_frontends(self) -> None:
         """Start the front ends this replica may run and, if any mounted routes, the web
-        server (see `bot.frontends`)."""
+        server (see `bot.app.frontends`)."""
         await self.frontends.open()
 
     async def stop_frontends(self) -> None:

@@ -13,12 +13,9 @@ import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from bot import grammar as g
-from bot.escalate import acknowledge, with_unacknowledged
-from bot.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
-from bot.options import Options
-from bot.platform import Platform
-from bot.replies import (
+from bot.acks.escalate import acknowledge, with_unacknowledged
+from bot.commands import grammar as g
+from bot.commands.replies import (
     Context,
     Reply,
     duration,
@@ -26,8 +23,11 @@ from bot.replies import (
     rejected,
     when,
 )
+from bot.commands.targets import Names
+from bot.delivery.platform import Platform
+from bot.options import Options
+from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
 from bot.store import Store
-from bot.targets import Names
 from digest.config import WireConfig
 from digest.errors import WireError
 

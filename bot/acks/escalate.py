@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.deliver import refresh_item, send_reminders
+from bot.acks.unacked import unacknowledged_items
+from bot.delivery.platform import Platform
+from bot.delivery.worker import refresh_item, send_reminders
 from bot.errors import PlatformError
-from bot.platform import Platform
 from bot.store import AckResult, Store
-from bot.unacked import unacknowledged_items
 from digest.model import ActionItem, Reference, Story, stable_id
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.adapters import Adapter, Hub, health_routes
-from bot.leader import LOCK_KEY, Leadership
+from bot.chat.adapters import Adapter, Hub, health_routes
+from bot.schedule.leader import LOCK_KEY, Leadership
 from bot.settings import HttpSettings
 
 log = logging.getLogger("wire.frontends")

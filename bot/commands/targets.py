@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
-from bot import grammar as g
-from bot.replies import Reply, unknown_project, unknown_topic
+from bot.commands import grammar as g
+from bot.commands.replies import Reply, unknown_project, unknown_topic
 from digest.config import Project, WireConfig, topic_key
 
 Resolved = tuple[str | None, str | None]  # (repo, canonical topic name)

@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bot.crontab import last_fire, trigger_for
-from bot.deliver import Summary, Worker
-from bot.escalate import remind, with_unacknowledged
-from bot.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.acks.escalate import remind, with_unacknowledged
+from bot.delivery.platform import Platform
+from bot.delivery.worker import Summary, Worker
 from bot.options import Options
-from bot.platform import Platform
+from bot.schedule.crontab import last_fire, trigger_for
+from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
 from bot.store import ChannelSettings, Store, Subscription
 from digest.config import WireConfig
 from digest.errors import WireError

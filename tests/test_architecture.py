@@ -1,0 +1,202 @@
+"""The house rules of imports, read from the source with `ast`.
+
+Packages of `bot/` have ranks (see `bot/__init__.py`); a module may import its own package
+and packages of lower rank, never higher. Platforms of the same rank do not import each
+other. `digest` imports nothing of `bot`. And no import loop exists between modules.
+Imports under `if TYPE_CHECKING:` are for type checkers only and are not counted.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# package (the first component under bot/) → rank; a module directly in bot/ is its own name
+RANKS = {
+    "errors": 0,
+    "settings": 0,
+    "options": 0,
+    "metrics": 0,
+    "logs": 0,
+    "store": 1,
+    "migrations": 1,
+    "delivery": 2,
+    "acks": 3,
+    "schedule": 4,
+    "commands": 5,
+    "chat": 6,
+    "slack": 7,
+    "discord": 7,
+    "web": 7,
+    "realtime": 7,
+    "app": 8,
+}
+
+
+def module_name(path: Path) -> str:
+    parts = (
+        path.relative_to(ROOT).with_suffix("").parts
+        if path.suffix
+        else path.relative_to(ROOT).parts
+    )
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def runtime_imports(path: Path) -> set[str]:
+    """Absolute names of `bot`/`digest` modules a file imports at run time (any depth)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if _type_checking_block(node):
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = module_name(path if path.name == "__init__.py" else path.parent)
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            # `from bot.commands import grammar` imports the module bot.commands.grammar
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return {name for name in found if name.split(".")[0] in {"bot", "digest"}}
+
+
+def _sources(top: str) -> dict[str, Path]:
+    return {module_name(p): p for p in sorted((ROOT / top).rglob("*.py"))}
+
+
+MODULES = {**_sources("bot"), **_sources("digest")}
+
+
+def _existing(name: str) -> str | None:
+    """The module an imported name refers to (`bot.store.Store` → `bot.store`)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        targets = {_existing(imported) for imported in runtime_imports(path)}
+        edges[name] = {t for t in targets if t and t != name}
+    return edges
+
+
+def rank_of(module: str) -> tuple[str, int] | None:
+    parts = module.split(".")
+    if parts[0] != "bot" or len(parts) == 1:
+        return None
+    area = parts[1]
+    return area, RANKS[area]
+
+
+def test_every_bot_package_has_a_rank() -> None:
+    areas = {module.split(".")[1] for module in MODULES if module.startswith("bot.")}
+    assert areas <= set(RANKS), f"give these a rank in RANKS: {sorted(areas - set(RANKS))}"
+
+
+def test_digest_imports_nothing_of_bot() -> None:
+    offenders = [
+        f"{name} imports {target}"
+        for name, targets in graph().items()
+        if name.startswith("digest")
+        for target in targets
+        if target.startswith("bot")
+    ]
+    assert offenders == []
+
+
+def test_bot_imports_point_down() -> None:
+    offenders = []
+    for name, targets in graph().items():
+        source = rank_of(name)
+        if source is None:
+            continue
+        for target in targets:
+            destination = rank_of(target)
+            if destination is None or destination[0] == source[0]:
+                continue
+            if destination[1] > source[1] or (destination[1] == source[1] == RANKS["slack"]):
+                offenders.append(f"{name} (rank {source[1]}) imports {target}")
+    assert offenders == [], "upward or sideways imports:\n" + "\n".join(offenders)
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One import loop as a list of modules, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (cycle := walk(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (cycle := walk(node)):
+            return cycle
+    return None
+
+
+def _package_inits_excluded(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    # A package's __init__ re-exporting its modules is not a loop with them.
+    return {
+        node: {t for t in targets if not node.startswith(t + ".") and not t.startswith(node + ".")}
+        for node, targets in edges.items()
+    }
+
+
+def test_no_import_loop() -> None:
+    cycle = find_cycle(_package_inits_excluded(graph()))
+    assert cycle is None, "import loop: " + " → ".join(cycle or [])
+
+
+@pytest.mark.parametrize(
+    ("edges", "loop"),
+    [
+        ({"a": {"b"}, "b": {"a"}}, True),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}}, True),
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, False),
+    ],
+)
+def test_cycle_finder(edges: dict[str, set[str]], loop: bool) -> None:
+    assert (find_cycle(edges) is not None) is loop
+
+
+def test_rank_check_sees_an_upward_import(tmp_path: Path) -> None:
+    source = tmp_path / "bot" / "store" / "bad.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("from bot.app.service import Service\nfrom bot.settings import Settings\n")
+    imported = runtime_imports(source)
+    assert {"bot.app.service", "bot.settings"} <= imported
+    assert rank_of("bot.store.bad")[1] < rank_of("bot.app.service")[1]
+
+
+def test_type_checking_imports_are_not_counted(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bot.app import service\n"
+    )
+    assert runtime_imports(source) == set()
