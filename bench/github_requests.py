@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 from digest.model import Window  # noqa: E402
 from digest.sources.github import GitHubSource  # noqa: E402
 from digest.sources.replay import ReplaySource  # noqa: E402
-from tests.fakes.github_server import SHARED, FakeGitHub, pulls_from_activities  # noqa: E402
+from tests.fakes.github import SHARED, FakeGitHub, pulls_from_activities  # noqa: E402
 
 REPO = "pytorch/executorch"
 REPLAY = SHARED / "data/activity/pytorch-executorch-2026-q2.jsonl"

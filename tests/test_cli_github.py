@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.fakes.github_server import FakeGitHub
+from tests.fakes.github import FakeGitHub
 from tests.test_source_github import TOKEN, pulls_on
 
 REPO = "pytorch/executorch"
 DAY = datetime(2026, 5, 25, tzinfo=UTC)
-WIRE = [sys.executable, "-m", "bot.cli"]
+WIRE = [sys.executable, "-m", "bot.app.cli"]
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""GitHubSource with a real httpx client against a loopback GitHub (tests/fakes/github_server.py).
+"""GitHubSource with a real httpx client against a loopback GitHub (tests/fakes/github/).
 
 The fake validates every GraphQL query against GitHub's schema and every REST call against
 GitHub's OpenAPI description; the `github` fixture fails any test that sent something invalid.
@@ -23,7 +23,7 @@ from digest.model import Activity, FileChange, Window
 from digest.sources import open_source
 from digest.sources.github import EtagCache, GitHubSource, endpoints
 from tests.digest_data import executorch
-from tests.fakes.github_server import FakeGitHub, FakePull, pulls_from_activities
+from tests.fakes.github import FakeGitHub, FakePull, pulls_from_activities
 
 REPO = "pytorch/executorch"
 TOKEN = "ghp_wire_test"
