@@ -14,19 +14,12 @@ from typing import Literal
 from digest.config import Project, WireConfig, topic_key
 from digest.language import split_verb, third_person
 from digest.model import Activity
+from digest.titles import split_title
 
 Kind = Literal[
     "revert", "reland", "feature", "fix", "ci", "docs", "test", "bump", "refactor", "chore"
 ]
 
-# Title tags that say nothing about the subject (N2).
-_NOISE_TAGS = re.compile(r"^(\d+\s*/\s*(\d+|n)|ez|be|wip|rfc|draft|ready|easy|nfc)$", re.I)
-_TAGS = re.compile(r"^\s*((?:\[[^\]]{1,40}\]\s*)+)")
-_COLON_PREFIX = re.compile(r"^([A-Za-z][\w .+/-]{0,38}?)\s*:\s+(?=\S)")
-_CONVENTIONAL = re.compile(
-    r"^(feat|fix|chore|docs|test|ci|refactor|perf|build)(\(([^)]+)\))?!?:\s+", re.I
-)
-_DASH_PREFIX = re.compile(r"^(Qualcomm AI Engine Direct)\s+-\s+", re.I)
 _REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\s+(?:of\s+)?(.+)$", re.I)
 _RELAND = re.compile(r"^(?:reland|re-land|reapply|re-apply|re-enable)\b\s*(.*)$", re.I)
 _QUOTED = re.compile(r'^["“\'](.+?)["”\']\s*(?:\(#\d+\))?\s*(.*)$')
@@ -81,39 +74,6 @@ class Event:
         if self.verb is None:
             return f"lands {self.obj}"
         return f"{third_person(self.verb)} {self.obj}".strip()
-
-
-@dataclass(frozen=True)
-class TitleParts:
-    """A title with its tags and prefixes taken off (N2, N3)."""
-
-    subject: str
-    tags: tuple[str, ...]
-
-
-def split_title(title: str) -> TitleParts:
-    """Strip `[tag]` groups, `Name backend:`, `Word:` and conventional-commit prefixes."""
-    tags: list[str] = []
-    text = title.strip()
-    for _ in range(3):
-        if match := _TAGS.match(text):
-            tags += [t.strip() for t in re.findall(r"\[([^\]]+)\]", match.group(1))]
-            text = text[match.end() :]
-        elif match := _CONVENTIONAL.match(text):
-            if match.group(3):
-                tags.append(match.group(3))
-            text = text[match.end() :]
-        elif match := _DASH_PREFIX.match(text):
-            tags.append(match.group(1))
-            text = text[match.end() :]
-        elif (match := _COLON_PREFIX.match(text)) and not _REVERT.match(text):
-            prefix = re.sub(r"\s+backends?$", "", match.group(1).strip(), flags=re.I)
-            tags.append(prefix)
-            text = text[match.end() :]
-        else:
-            break
-    tags = [t for t in tags if not _NOISE_TAGS.match(t)]
-    return TitleParts(subject=text.strip() or title.strip(), tags=tuple(tags))
 
 
 _TRAILER_LINE = re.compile(

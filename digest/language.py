@@ -1,194 +1,77 @@
-"""Small word tables that turn commit-title imperatives into news English (rule N6).
+"""Commit titles into news English (rule N6): "Ignore X" → "ignores X", for any verb.
 
-"Add X" → "adds X", "Back out X" → "backs out X"; "serialize X execution" → "X serialization"
-where the nominal table has the verb. Tables are deliberately small and explicit: a title
-whose first word is not a known verb is reported with "lands" instead of a guessed verb.
+`clause(subject)` turns a normalized title (tags and prefixes already off, see
+`digest.titles`) into the clause of a sentence "<Project> <clause>". Words are looked up in
+lemminflect's lexicon (`digest.language_words`), so any English verb is conjugated, and the
+shapes titles come in each have a reading:
+
+    imperative           "Factor out X"                → "factors out X"
+    third person, past   "Adds X", "Fixed X"           → "adds X", "fixes X"
+    gerund               "Adding X", "Handling of X"   → "adds X", "handles X"
+    adverb first         "Globally serialize X"        → "globally serializes X"
+    negated              "Don't allocate X"            → "stops allocating X"
+    own subject          "Module implements X"         → "makes Module implement X"
+    nominalization       "Addition of X"               → "adds X"
+    noun phrase          "Python 3.15 wheels for macOS" → "adds Python 3.15 wheels for macOS"
+    a change or problem  "Perf improvement", "Integer overflow in Y" → "brings …", "fixes …"
+
+Only the verb is lowercased; names, identifiers and code spans keep their case.
 """
 
 from __future__ import annotations
 
 import re
 
-# Imperative → third person singular, for verbs whose regular form is not enough or that
-# appear as multi-word verbs. Everything in VERBS is conjugated by `third_person`.
-_IRREGULAR = {"do": "does", "go": "goes", "undo": "undoes", "redo": "redoes"}
-_PHRASAL = ("back out", "clean up", "speed up", "set up", "roll back", "opt in", "opt out")
-
-VERBS = frozenset(
-    [
-        "add",
-        "modernise",
-        "modernize",
-        "adjust",
-        "align",
-        "allow",
-        "apply",
-        "avoid",
-        "backport",
-        "block",
-        "bump",
-        "build",
-        "cache",
-        "cap",
-        "change",
-        "check",
-        "clean",
-        "collapse",
-        "consolidate",
-        "convert",
-        "correct",
-        "create",
-        "decompose",
-        "decouple",
-        "default",
-        "define",
-        "delete",
-        "deprecate",
-        "deselect",
-        "disable",
-        "document",
-        "drop",
-        "dump",
-        "emit",
-        "enable",
-        "enforce",
-        "ensure",
-        "exclude",
-        "expand",
-        "expose",
-        "extend",
-        "extract",
-        "fix",
-        "force",
-        "fuse",
-        "gate",
-        "generalize",
-        "generate",
-        "guard",
-        "handle",
-        "harden",
-        "implement",
-        "import",
-        "improve",
-        "include",
-        "increase",
-        "initialize",
-        "install",
-        "integrate",
-        "introduce",
-        "isolate",
-        "keep",
-        "land",
-        "limit",
-        "lower",
-        "make",
-        "mark",
-        "materialize",
-        "merge",
-        "migrate",
-        "minimize",
-        "mitigate",
-        "move",
-        "optimize",
-        "pass",
-        "pin",
-        "plumb",
-        "port",
-        "preserve",
-        "prevent",
-        "print",
-        "propagate",
-        "prune",
-        "quantize",
-        "raise",
-        "re-enable",
-        "refactor",
-        "refresh",
-        "register",
-        "reject",
-        "relax",
-        "reland",
-        "relocate",
-        "remove",
-        "rename",
-        "reorder",
-        "repair",
-        "replace",
-        "report",
-        "require",
-        "resolve",
-        "restore",
-        "restrict",
-        "retry",
-        "reuse",
-        "revert",
-        "rework",
-        "rewrite",
-        "route",
-        "run",
-        "seed",
-        "select",
-        "serialize",
-        "set",
-        "share",
-        "simplify",
-        "skip",
-        "split",
-        "stabilize",
-        "standardize",
-        "stop",
-        "store",
-        "streamline",
-        "support",
-        "suppress",
-        "switch",
-        "sync",
-        "tighten",
-        "track",
-        "turn",
-        "unblock",
-        "unify",
-        "update",
-        "upgrade",
-        "upload",
-        "use",
-        "validate",
-        "verify",
-        "wire",
-        "wrap",
-        "do",
-        "go",
-        "undo",
-        "redo",
-        "deduplicate",
-        "delay",
-        "detect",
-        "disallow",
-        "fold",
-        "hoist",
-        "inline",
-        "lift",
-        "load",
-        "parse",
-        "patch",
-        "reduce",
-        "rebase",
-        "release",
-        "reset",
-        "return",
-        "scale",
-        "show",
-        "speed",
-        "start",
-        "teach",
-        "test",
-        "bound",
-        "centralize",
-        "reapply",
-    ]
+from digest.language_shapes import (
+    coordinated,
+    gerund,
+    is_adverb,
+    join,
+    leading_verb,
+    negation_length,
+    noun_phrase,
+    own_subject,
+    split_verb,
+    third_person,
 )
+from digest.language_words import bare, derived_verb, is_identifier, third_person_of
+
+__all__ = ["clause", "first_clause", "nominalize", "shorten", "split_verb", "third_person"]
+
+
+def clause(subject: str) -> str:
+    """The clause for "<Project> <clause>" from a normalized title, starting with a verb.
+
+    "Ignore malformed PEP 723 scripts" → "ignores malformed PEP 723 scripts"; "Support for X"
+    → "adds support for X". The verb is lowercase; every other word keeps its case.
+    """
+    text = re.sub(r"\s+", " ", subject).strip().rstrip(".").strip()
+    words = text.split(" ") if text else []
+    if not words:
+        return "makes an untitled change"
+    negated = negation_length(words)
+    if negated and (verb := leading_verb(words, negated, loose=True)):
+        return join("stops", gerund(verb.lemma), " ".join(words[verb.end :]))
+    adverbs = 0
+    while adverbs < len(words) - 1 and is_adverb(words[adverbs]):
+        adverbs += 1
+    verb = leading_verb(words, adverbs, loose=bool(adverbs))
+    if verb is None and adverbs:
+        adverbs, verb = 0, leading_verb(words, 0)
+    if verb is not None:
+        lead = " ".join(w.lower() for w in words[:adverbs])
+        return join(lead, third_person(verb.lemma), coordinated(words[verb.end :]))
+    if own := own_subject(words):
+        return own
+    nominalization = len(words) > 2 and bare(words[1]).lower() == "of"
+    if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
+        return join(third_person_of(base), " ".join(words[2:]))
+    return noun_phrase(words)
+
 
 # Verb → nominal form, used to turn "serialize XNNPACK execution" into "XNNPACK serialization".
+# Derivation is outside what an inflection lexicon knows ("fix" is not "fixation"), so the
+# nominals that read well in a headline are listed.
 NOMINALS = {
     "add": "addition",
     "serialize": "serialization",
@@ -215,64 +98,18 @@ NOMINALS = {
 
 # Head nouns too generic to keep after nominalizing ("XNNPACK execution serialization").
 _GENERIC_HEADS = frozenset({"execution", "support", "handling", "logic", "code", "usage"})
-_ADVERBS = frozenset(
-    {"globally", "properly", "correctly", "explicitly", "always", "temporarily", "partially"}
+_SHORTEN_JOINERS = frozenset(
+    {"and", "or", "to", "for", "of", "in", "on", "with", "the", "a", "an", "from", "by"}
 )
 
 
-def third_person(verb: str) -> str:
-    """Conjugate an imperative verb (possibly phrasal) into the third person singular."""
-    words = verb.split()
-    head = words[0].lower()
-    if head in _IRREGULAR:
-        conjugated = _IRREGULAR[head]
-    elif re.search(r"(s|x|z|ch|sh)$", head):
-        conjugated = head + "es"
-    elif re.search(r"[^aeiou]y$", head):
-        conjugated = head[:-1] + "ies"
-    else:
-        conjugated = head + "s"
-    return " ".join([conjugated, *words[1:]])
-
-
-def split_verb(text: str) -> tuple[str | None, str]:
-    """Split a title into (imperative verb, rest); verb is None when it does not start with one.
-
-    Gerunds and past forms in titles ("Adding X", "Fixed Y") are accepted as their base verb.
-    """
-    lowered = text.lower()
-    for phrase in _PHRASAL:
-        if lowered.startswith(phrase + " "):
-            return phrase, text[len(phrase) + 1 :].strip()
-    first, _, rest = text.partition(" ")
-    word = first.lower().rstrip(":,")
-    for candidate in _base_forms(word):
-        if candidate in VERBS:
-            return candidate, rest.strip()
-    return None, text.strip()
-
-
-def _base_forms(word: str) -> list[str]:
-    forms = [word]
-    if word.endswith("ing"):
-        forms += [word[:-3], word[:-3] + "e"]
-    if word.endswith("ed"):
-        forms += [word[:-2], word[:-1], word[:-3] if word[-3:-2] == word[-4:-3] else word[:-2]]
-    if word.endswith("es"):
-        forms += [word[:-2], word[:-1]]
-    elif word.endswith("s"):
-        forms.append(word[:-1])
-    return forms
-
-
 def nominalize(title: str) -> str | None:
-    """A short noun phrase for a change, or None when the small table does not cover it.
+    """A short noun phrase for a change, or None when the nominal table does not cover it.
 
     "Globally serialize XNNPACK execution, add logging" → "XNNPACK serialization".
     """
-    clause = first_clause(title)
-    words = clause.split()
-    while words and words[0].lower() in _ADVERBS:
+    words = first_clause(title).split()
+    while words and is_adverb(words[0]):
         words = words[1:]
     if not words:
         return None
@@ -298,20 +135,6 @@ def shorten(text: str, *, max_words: int) -> str:
     if len(words) <= max_words:
         return " ".join(words)
     words = words[:max_words]
-    while words and words[-1].lower() in {
-        "and",
-        "or",
-        "to",
-        "for",
-        "of",
-        "in",
-        "on",
-        "with",
-        "the",
-        "a",
-        "an",
-        "from",
-        "by",
-    }:
+    while words and words[-1].lower() in _SHORTEN_JOINERS:
         words.pop()
     return " ".join(words)

@@ -1,0 +1,291 @@
+"""Readers of the shapes a title comes in, for `digest.language.clause`.
+
+Each reader looks at the words of a normalized title and either finds its shape (a verb
+first, a subject of its own, a noun phrase) or declines; the lexicon behind them is
+`digest.language_words`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from digest.language_words import (
+    CHANGE_NOUNS,
+    CONJUNCTIONS,
+    DETERMINERS,
+    LOOSE_PARTICLE_FOLLOWERS,
+    LOOSE_PARTICLES,
+    MODALS,
+    OPENERS,
+    PARTICLES,
+    PREPOSITIONS,
+    bare,
+    inflect,
+    is_base_verb,
+    is_identifier,
+    looks_like_new_verb,
+    noun_lemma,
+    parts_of_speech,
+    prefixed_verb,
+    split_compound_verb,
+    third_person_of,
+    verb_form,
+    verb_lemma,
+)
+
+# Head nouns that name a problem: a title that is only the problem is a fix of it.
+_PROBLEM_NOUNS = frozenset(
+    [
+        "overflow",
+        "underflow",
+        "crash",
+        "leak",
+        "bug",
+        "race",
+        "deadlock",
+        "regression",
+        "typo",
+        "segfault",
+        "hang",
+        "vulnerability",
+        "error",
+        "failure",
+        "warning",
+        "breakage",
+        "flake",
+        "flakiness",
+    ]
+)
+_ADVERBS = frozenset({"only", "always", "also", "just", "still", "now", "explicitly", "early"})
+
+
+@dataclass(frozen=True)
+class _Verb:
+    """A verb found at the start of a title: its lemma (with any particle) and where it ends."""
+
+    lemma: str
+    end: int
+
+
+def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | None:
+    """The verb that `words[at]` starts, if the word reads as one there.
+
+    `loose` accepts a word the lexicon does not know (after an adverb or a negation only a
+    verb can follow: "Only deepcopy X").
+    """
+    if at >= len(words) or is_identifier(words[at]):
+        return None
+    word = bare(words[at])
+    lowered = word.lower()
+    following = bare(words[at + 1]).lower() if at + 1 < len(words) else ""
+    if lowered in OPENERS:
+        return None
+    if compound := split_compound_verb(word):
+        end = at + 1 + (following in ("of", "for"))
+        return _Verb(" ".join(compound), end)
+    if prefixed := prefixed_verb(word):
+        return _Verb(prefixed, at + 1)
+    form = verb_form(word)
+    pos = parts_of_speech(word)
+    if form is None:
+        # A word the lexicon lacks is a verb when only a verb fits: after an adverb, with a
+        # verb's shape, or before an object ("Symlink claude.md to …", "Frob the widgets").
+        if (
+            looks_like_new_verb(word)
+            or (loose and not pos)
+            or (not pos and _takes_object(words, at))
+        ):
+            return _Verb(lowered, at + 1)
+        return None
+    lemma = verb_lemma(word) or lowered
+    if "NOUN" in pos and form in ("VB", "VBZ"):
+        if following in ("for", "of"):
+            return None  # "Support for X", "Fixes for Y": a noun phrase
+        if following in ("+", "&") or (word.islower() and _isgerund(following)):
+            return None  # "replay + dynamic input_pos", "heap profiling at runtime"
+    if form == "VBG" and following == "for":
+        return None  # "Profiling for X"
+    end = at + 1
+    if form == "VBG" and following == "of":
+        return _Verb(lemma, end + 1)  # "Handling of X" handles X
+    after = bare(words[at + 2]).lower() if at + 2 < len(words) else ""
+    if following in PARTICLES or (
+        following in LOOSE_PARTICLES and after in LOOSE_PARTICLE_FOLLOWERS
+    ):
+        return _Verb(f"{lemma} {following}", end + 1)
+    return _Verb(lemma, end)
+
+
+def _isgerund(word: str) -> bool:
+    return word.endswith("ing") and verb_form(word) == "VBG"
+
+
+def _takes_object(words: list[str], at: int) -> bool:
+    """True when the word after `words[at]` opens an object: a determiner or an identifier."""
+    if at + 1 >= len(words):
+        return False
+    following = bare(words[at + 1])
+    if following.lower() in DETERMINERS:
+        return True
+    return bare(words[at]).isalpha() and bool(re.search(r"[`._(/]", following))
+
+
+def negation_length(words: list[str]) -> int:
+    first = words[0].lower().replace("’", "'")
+    second = words[1].lower() if len(words) > 1 else ""
+    if first in ("don't", "dont", "never"):
+        return 1
+    if (first, second) in (("do", "not"), ("no", "longer")):
+        return 2
+    return 0
+
+
+def is_adverb(word: str) -> bool:
+    lowered = bare(word).lower()
+    if is_identifier(word) or lowered != bare(word).lower():
+        return False
+    return lowered in _ADVERBS or (lowered.endswith("ly") and "ADV" in parts_of_speech(lowered))
+
+
+def gerund(lemma: str) -> str:
+    head, _, particle = lemma.partition(" ")
+    return " ".join(filter(None, (inflect(head, "VBG"), particle)))
+
+
+def join(*parts: str) -> str:
+    return " ".join(p for p in parts if p).strip()
+
+
+def third_person(verb: str) -> str:
+    """Conjugate an imperative verb (possibly phrasal) into the third person singular."""
+    head, _, rest = verb.strip().partition(" ")
+    return join(third_person_of(head.lower()), rest)
+
+
+def split_verb(text: str) -> tuple[str | None, str]:
+    """Split a title into (base verb, rest); the verb is None when the title does not start
+    with one. Phrasal verbs keep their particle ("back out"); gerunds, third-person and past
+    forms give their base verb ("Adding X" → ("add", "X")).
+    """
+    words = text.split()
+    verb = leading_verb(words, 0) if words else None
+    if verb is None:
+        return None, text.strip()
+    return verb.lemma, " ".join(words[verb.end :])
+
+
+def _verb_of(word: str) -> tuple[str | None, str | None]:
+    """(form, lemma) of a word, hyphenated verbs included ("deep-copies" → VBZ, "deep-copy")."""
+    form = verb_form(word)
+    if form:
+        return form, verb_lemma(word)
+    head, dash, tail = bare(word).rpartition("-")
+    if dash and head and (form := verb_form(tail)):
+        return form, f"{head.lower()}-{verb_lemma(tail)}"
+    return None, None
+
+
+def coordinated(words: list[str]) -> str:
+    """The rest of an imperative title, with verbs joined to the first conjugated too:
+    "X, add logging" → "X, adds logging"; "X and prevent Y" → "X and prevents Y"."""
+    out = list(words)
+    for at in range(1, len(out) - 1):
+        joiner = bare(out[at - 1]).lower()
+        after_comma = out[at - 1].endswith((",", ";"))
+        if not (after_comma or joiner in ("and", "then")) or is_identifier(out[at]):
+            continue
+        following = bare(out[at + 1]).lower()
+        if following in PREPOSITIONS or following in CONJUNCTIONS:
+            continue
+        word = bare(out[at])
+        pos = parts_of_speech(word)
+        if verb_form(word) != "VB" or not word[1:].islower() or "ADJ" in pos:
+            continue  # "fast and slow gates": an adjective
+        takes_object = _takes_object(out, at) or is_identifier(out[at + 1])
+        if "NOUN" in pos and not after_comma and not takes_object:
+            continue  # "Fix parsing and display widths": display is a noun here
+        noun_after = _isgerund(following) or verb_form(following) == "VBZ"
+        if noun_after and not (after_comma and pos == {"VERB"}):
+            continue  # "and permute handling", "and permute transforms": a noun phrase
+        if after_comma and len(_conjunct_before(out, at)) < 2:
+            continue  # "shuffle, unshuffle, cat ops": a list of nouns
+        verb = leading_verb(out, at)
+        if verb is not None:
+            out[at] = out[at].replace(word, third_person(verb.lemma.split()[0]), 1)
+    return " ".join(out)
+
+
+def _conjunct_before(words: list[str], at: int) -> list[str]:
+    """The words between the separator before `words[at]` and the one before that."""
+    start = at - 1
+    while start > 0 and not words[start - 1].endswith((",", ";")):
+        start -= 1
+    return words[start:at]
+
+
+def own_subject(words: list[str]) -> str | None:
+    """ "Module implements X" → "makes Module implement X"; None when no subject+verb opens it."""
+    for at in range(1, min(5, len(words) - 1)):
+        word = bare(words[at]).lower()
+        if word in PREPOSITIONS or word in CONJUNCTIONS or words[at - 1][-1] in ",;:":
+            return None
+        subject = " ".join(words[:at])
+        rest = words[at + 1 :]
+        while rest and bare(rest[0]).lower() in ("now", "also"):
+            rest = rest[1:]
+        if not rest:
+            return None
+        if word in ("doesn't", "cannot") or (
+            word in ("does", "no") and bare(rest[0]) in ("not", "longer")
+        ):
+            rest = rest[1:] if word in ("does", "no") else rest
+            verb = leading_verb(rest, 0, loose=True)
+            if verb is None:
+                return None
+            return join("stops", subject, "from", gerund(verb.lemma), " ".join(rest[verb.end :]))
+        if word in MODALS and is_base_verb(rest[0]):
+            return join("makes", subject, " ".join(rest))
+        if word in ("is", "are"):
+            return join("makes", subject, " ".join(rest))
+        form, lemma = _verb_of(words[at])
+        after = bare(rest[0]).lower()
+        if after in MODALS or after in CONJUNCTIONS or after in PREPOSITIONS:
+            continue  # "Cadence tests should retry", "Llama-1B shapes + 4k sweep"
+        if form == "VBZ" and words[at].islower():
+            return join("makes", subject, lemma or word, " ".join(rest))
+    return None
+
+
+def noun_phrase(words: list[str]) -> str:
+    """A noun-phrase title as a clause: "adds …", "brings …" for a change, "fixes …" a problem."""
+    head = words[-1]
+    for index, word in enumerate(words):
+        lowered = bare(word).lower()
+        if index and (lowered in PREPOSITIONS or lowered in CONJUNCTIONS):
+            head = words[index - 1]
+            break
+        if word[-1] in ",;:":
+            head = word
+            break
+    head_noun = noun_lemma(head)
+    verb = "brings" if head_noun in CHANGE_NOUNS else "adds"
+    if head_noun in _PROBLEM_NOUNS:
+        verb = "fixes"
+    first = words[0]
+    if _common_opener(first):
+        words = [first.lower(), *words[1:]]
+    return join(verb, " ".join(words))
+
+
+def _common_opener(word: str) -> bool:
+    """True for a capitalised ordinary word that opens a noun phrase ("New", "Support")."""
+    if is_identifier(word) or not word[:1].isupper() or not word[1:].islower():
+        return False
+    lowered = bare(word).lower()
+    pos = parts_of_speech(lowered)
+    return (
+        lowered.split("-")[0] in OPENERS
+        or (bool(pos) and pos <= {"ADJ", "ADV"})
+        or {"NOUN", "VERB"} <= pos
+    )
