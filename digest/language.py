@@ -39,14 +39,18 @@ from digest.language_words import bare, derived_verb, is_identifier, third_perso
 __all__ = ["clause", "first_clause", "nominalize", "shorten", "split_verb", "third_person"]
 
 
-def clause(subject: str) -> str:
+def clause(subject: str, *, verb: str | None = None) -> str:
     """The clause for "<Project> <clause>" from a normalized title, starting with a verb.
 
     "Ignore malformed PEP 723 scripts" → "ignores malformed PEP 723 scripts"; "Support for X"
-    → "adds support for X". The verb is lowercase; every other word keeps its case.
+    → "adds support for X". The verb is lowercase; every other word keeps its case. When the
+    title's verb is already known (`split_verb` gave `verb`, `subject` is what follows it),
+    it is conjugated and only the rest is read.
     """
     text = re.sub(r"\s+", " ", subject).strip().rstrip(".").strip()
     words = text.split(" ") if text else []
+    if verb:
+        return join(third_person(verb), coordinated(words))
     if not words:
         return "makes an untitled change"
     negated = negation_length(words)

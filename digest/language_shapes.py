@@ -102,7 +102,7 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
     if "NOUN" in pos and form in ("VB", "VBZ"):
         if following in ("for", "of"):
             return None  # "Support for X", "Fixes for Y": a noun phrase
-        if following in ("+", "&") or (word.islower() and _isgerund(following)):
+        if following in ("+", "&") or (word.islower() and _gerund_phrase(words, at + 1)):
             return None  # "replay + dynamic input_pos", "heap profiling at runtime"
     if form == "VBG" and following == "for":
         return None  # "Profiling for X"
@@ -117,8 +117,16 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
     return _Verb(lemma, end)
 
 
-def _isgerund(word: str) -> bool:
+def _is_gerund(word: str) -> bool:
     return word.endswith("ing") and verb_form(word) == "VBG"
+
+
+def _gerund_phrase(words: list[str], at: int) -> bool:
+    """True when `words[at]` is a gerund with no object ("profiling at runtime"): a noun."""
+    if at >= len(words) or not _is_gerund(bare(words[at])):
+        return False
+    following = bare(words[at + 1]).lower() if at + 1 < len(words) else ""
+    return following == "" or following in PREPOSITIONS
 
 
 def _takes_object(words: list[str], at: int) -> bool:
@@ -205,7 +213,7 @@ def coordinated(words: list[str]) -> str:
         takes_object = _takes_object(out, at) or is_identifier(out[at + 1])
         if "NOUN" in pos and not after_comma and not takes_object:
             continue  # "Fix parsing and display widths": display is a noun here
-        noun_after = _isgerund(following) or verb_form(following) == "VBZ"
+        noun_after = _is_gerund(following) or verb_form(following) == "VBZ"
         if noun_after and not (after_comma and pos == {"VERB"}):
             continue  # "and permute handling", "and permute transforms": a noun phrase
         if after_comma and len(_conjunct_before(out, at)) < 2:

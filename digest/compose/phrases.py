@@ -8,24 +8,8 @@ from __future__ import annotations
 
 from digest.classify import Event
 from digest.config import WireConfig, topic_key
-from digest.language import nominalize, shorten, third_person
+from digest.language import clause, nominalize, shorten, split_verb
 from digest.text import clean_fragment
-
-# Capitalized words at the start of a verbless title that are ordinary words, not names.
-_COMMON_OPENERS = {
-    "new",
-    "initial",
-    "basic",
-    "better",
-    "more",
-    "minor",
-    "small",
-    "further",
-    "additional",
-    "improved",
-    "faster",
-    "full",
-}
 
 
 def _name(config: WireConfig, repo: str) -> str:
@@ -52,14 +36,9 @@ def _predicate(event: Event, *, max_words: int, headline: bool = False) -> str:
             return f"backs out {nominal}, undoing {_quoted_title(event, max_words=max_words)}"
         return f"backs out {_quoted_title(event, max_words=max_words)}"
     obj = _object(event, max_words=max_words)
-    if event.verb is None:
-        first, _, rest = obj.partition(" ")
-        if first.lower() in _COMMON_OPENERS:
-            obj = f"{first.lower()} {rest}".strip()
-        return f"lands {obj}"
-    if headline and not obj:
-        return third_person(event.verb)
-    return f"{third_person(event.verb)} {obj}".strip()
+    if event.kind == "reland" and split_verb(obj)[0] is not None:
+        return f"relands {_quoted_title(event, max_words=max_words)}"
+    return clause(obj, verb=event.verb)
 
 
 def _area(event: Event) -> str | None:
