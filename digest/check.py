@@ -7,7 +7,7 @@ fail: `require_integrity` raises when they do, so such a story is never delivere
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from digest.classify import Event, classify_one
@@ -15,6 +15,7 @@ from digest.config import WireConfig, topic_key
 from digest.errors import StoryCheckError
 from digest.model import Activity, CheckFigures, Reference, Story
 from digest.rank import rank
+from digest.select import body_limits, is_folded_bump, is_quiet
 from digest.text import cited_numbers, content_words, jaccard
 
 MIN_ATTRIBUTION = 0.9
@@ -27,14 +28,22 @@ _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b")
 
 
 def check_story(
-    story: Story, *, config: WireConfig, events: Iterable[Event] | None = None
+    story: Story,
+    *,
+    config: WireConfig,
+    ranking: Sequence[tuple[Event, float]] | None = None,
+    events: Iterable[Event] | None = None,
 ) -> CheckFigures:
     """Compute every rule's figure; `problems` lists each failed rule in a sentence.
 
-    `events` are the window's classified events (for coverage and attribution); without
-    them, attribution uses reference titles only and coverage is not judged.
+    `ranking` is the window's classified events with their scores, as the composer ranked
+    them (for coverage, attribution and the quiet-window rule); `events` alone are ranked
+    here. Without either, attribution uses reference titles only and coverage is not judged.
     """
-    events = list(events or [])
+    if ranking is None:
+        ranking = rank(list(events)) if events is not None else []
+    ranking = list(ranking)
+    events = [event for event, _ in ranking]
     by_ref = _events_by_reference(story.references, events, config)
     problems: list[str] = []
 
@@ -57,28 +66,18 @@ def check_story(
     if canonical < 1.0:
         problems.append(f"rule 4: names not spelled as configured: {', '.join(sorted(misspelt))}")
 
-    coverage, reverts_cited = _coverage(story, events) if events else (1.0, 1.0)
+    coverage, reverts_cited = _coverage(story, ranking) if ranking else (1.0, 1.0)
     if coverage < MIN_COVERAGE:
         problems.append(f"rule 5: coverage {coverage:.2f} < {MIN_COVERAGE}")
     if reverts_cited < 1.0:
-        problems.append(f"rule 5: only {reverts_cited:.0%} of reverts and breaking changes cited")
+        problems.append(f"rule 5: only {reverts_cited:.0%} of the changes to act on are cited")
 
     redundancy = _redundancy(story)
     if redundancy > MAX_REDUNDANCY:
         problems.append(f"rule 6: redundancy {redundancy:.2f} > {MAX_REDUNDANCY}")
 
     words = sum(len(s.text.split()) for s in story.body)
-    limits = config.digest
-    if len(story.headline) > limits.max_headline_chars:
-        problems.append(
-            f"rule 7: headline has {len(story.headline)} characters > {limits.max_headline_chars}"
-        )
-    if not story.is_empty and not 4 <= len(story.body) <= limits.max_body_sentences:
-        problems.append(
-            f"rule 7: body has {len(story.body)} sentences, not 4–{limits.max_body_sentences}"
-        )
-    if words > limits.max_body_words:
-        problems.append(f"rule 7: body has {words} words > {limits.max_body_words}")
+    problems += _length(story, config, changes=len(events) if events else None, words=words)
 
     return CheckFigures(
         dangling_citations=len(dangling),
@@ -201,11 +200,11 @@ def _subject_project(text: str, names: dict[str, str]) -> str | None:
 
 
 def expected_urgencies(event: Event) -> set[str]:
-    """The urgencies an action item about `event` may carry (DIGEST.md layout rules)."""
-    if event.breaking or event.ci_gate:
-        return {"immediate"}
-    if event.kind in ("revert", "reland"):
-        return {"monitor"}
+    """The urgencies an action item about `event` may carry (DIGEST.md layout rules):
+    a must-act change is [immediate] when it is breaking or changes CI gates, else a revert
+    or reland to [monitor]; anything else may only be planned for or watched."""
+    if event.must_act:
+        return {"immediate"} if event.breaking or event.ci_gate else {"monitor"}
     return {"plan", "monitor"}
 
 
@@ -281,8 +280,9 @@ def _looks_like(token: str, name: str) -> bool:
     return _edit_distance(a, b) <= max(1, len(b) // 3)
 
 
-def _coverage(story: Story, events: list[Event]) -> tuple[float, float]:
-    """Share of each project's top-3 events that are cited; share of reverts/breaking cited."""
+def _coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, float]:
+    """Share of each project's top-3 events that are cited (routine bumps, which a story
+    folds into a count, aside); share of the must-act events cited."""
     cited = {r.sha for r in story.references} | {
         (r.repo.lower(), r.number) for r in story.references
     }
@@ -292,14 +292,44 @@ def _coverage(story: Story, events: list[Event]) -> tuple[float, float]:
 
     top: list[Event] = []
     by_repo: dict[str, int] = {}
-    for event, _ in rank(events):
+    for event, _ in ranking:
+        if is_folded_bump(event):
+            continue
         if by_repo.get(event.repo, 0) < 3:
             top.append(event)
             by_repo[event.repo] = by_repo.get(event.repo, 0) + 1
     coverage = sum(map(is_cited, top)) / len(top) if top else 1.0
-    must = [e for e in events if e.kind in ("revert",) or e.breaking]
+    must = [event for event, _ in ranking if event.must_act]
     reverts = sum(map(is_cited, must)) / len(must) if must else 1.0
     return coverage, reverts
+
+
+def _length(story: Story, config: WireConfig, *, changes: int | None, words: int) -> list[str]:
+    """Rule 7: headline length, and a body within the window's limits (DIGEST.md).
+
+    A quiet window (1–3 changes; without events, a story of 1–3 references) may have a body
+    of one sentence a change, and its lede must say it was quiet.
+    """
+    problems = []
+    max_chars = config.digest.max_headline_chars
+    if len(story.headline) > max_chars:
+        problems.append(f"rule 7: headline has {len(story.headline)} characters > {max_chars}")
+    if story.is_empty:
+        return problems
+    if changes is None and is_quiet(len(story.references)):
+        changes = len(story.references)
+    limits = body_limits(story.window, config, changes=changes)
+    sentences = len(story.body)
+    if not limits.min_sentences <= sentences <= limits.max_sentences:
+        problems.append(
+            f"rule 7: body has {sentences} sentences, "
+            f"not {limits.min_sentences}–{limits.max_sentences}"
+        )
+    if words > limits.max_words:
+        problems.append(f"rule 7: body has {words} words > {limits.max_words}")
+    if changes is not None and is_quiet(changes) and "quiet" not in story.lede.lower():
+        problems.append("rule 7: the lede of a quiet window's story does not say it was quiet")
+    return problems
 
 
 def _redundancy(story: Story) -> float:

@@ -103,6 +103,17 @@ class Sentence(_Frozen):
     refs: tuple[int, ...] = ()
 
 
+class Section(_Frozen):
+    """A headed run of body sentences, `body[start:end]`, in a story of a longer window.
+
+    The body stays the flat list of sentences; sections only say where headings go.
+    """
+
+    heading: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=1)
+
+
 class ActionItem(_Frozen):
     """Something a reader must do, tagged with how urgent it is and the repo it concerns."""
 
@@ -143,9 +154,35 @@ class Story(_Frozen):
     headline: str
     lede: str
     body: tuple[Sentence, ...] = ()
+    sections: tuple[Section, ...] = ()
     action_items: tuple[ActionItem, ...] = ()
     references: tuple[Reference, ...] = ()
     checks: CheckFigures | None = None
+
+    @model_validator(mode="after")
+    def _sections_fit(self) -> Story:
+        position = 0
+        for section in self.sections:
+            if not position <= section.start < section.end <= len(self.body):
+                raise ValueError(
+                    f"section {section.heading!r} ({section.start}–{section.end}) overlaps "
+                    f"another or runs past the body's {len(self.body)} sentences"
+                )
+            position = section.end
+        return self
+
+    def paragraphs(self) -> list[tuple[str | None, tuple[Sentence, ...]]]:
+        """The body in reading order: (heading or None, its sentences), covering every sentence."""
+        result: list[tuple[str | None, tuple[Sentence, ...]]] = []
+        position = 0
+        for section in self.sections:
+            if section.start > position:
+                result.append((None, self.body[position : section.start]))
+            result.append((section.heading, self.body[section.start : section.end]))
+            position = section.end
+        if position < len(self.body):
+            result.append((None, self.body[position:]))
+        return result
 
     @property
     def is_empty(self) -> bool:

@@ -1,21 +1,105 @@
 """Choosing what a story covers: the lead stories of each project, and what they cite.
 
 A *story unit* is one lead event plus closely related events of the same project (the same
-piece of work landing as several PRs), so one sentence can cite them together.
+piece of work landing as several PRs), so one sentence can cite them together. How many
+units a story names grows with its window (`story_budget`); routine dependency bumps are
+folded into a count instead of taking a unit (`is_folded_bump`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from digest.classify import Event
-from digest.model import Activity
+from digest.config import WireConfig
+from digest.model import Activity, Window
 from digest.text import content_words, jaccard
+from digest.titles import is_dependency_bump
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3
 MAX_RELATED = 2
+# A window of at most this many changes is quiet: its story is short and says so.
+QUIET_MAX_CHANGES = 3
+# Units a story names: DAY_BUDGET for a day, WEEK_BUDGET for a week, linear in between,
+# then one more for every two further weeks, never more than MAX_BUDGET.
+DAY_BUDGET = 5
+WEEK_BUDGET = 12
+MAX_BUDGET = 16
+
+
+def window_days(window: Window) -> int:
+    """The window's length in whole days, rounded half down: 36 hours is still one day."""
+    hours = (window.until - window.since) / timedelta(hours=1)
+    return max(1, math.ceil(hours / 24 - 0.5))
+
+
+def story_budget(window: Window) -> int:
+    """How many story units a story of `window` names (DIGEST.md, "Stories scale")."""
+    days = window_days(window)
+    if days <= 7:
+        return DAY_BUDGET + math.ceil((WEEK_BUDGET - DAY_BUDGET) * (days - 1) / 6)
+    return min(MAX_BUDGET, WEEK_BUDGET + math.ceil((days - 7) / 14))
+
+
+@dataclass(frozen=True)
+class BodyLimits:
+    """Rule 7's bounds on a body: sentences and words."""
+
+    min_sentences: int
+    max_sentences: int
+    max_words: int
+
+
+def body_limits(window: Window, config: WireConfig, *, changes: int | None) -> BodyLimits:
+    """Rule 7's bounds for a story of `window` about `changes` changes (None: unknown).
+
+    A day's body has 4 to `max_body_sentences` sentences and at most `max_body_words`
+    words; each unit of budget beyond a day's adds a sentence and 20 words. A quiet
+    window (1–3 changes) needs only one sentence and allows no more than one a change.
+    """
+    limits = config.digest
+    extra = story_budget(window) - DAY_BUDGET
+    quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
+    return BodyLimits(
+        min_sentences=1 if quiet else 4,
+        max_sentences=changes if quiet and changes else limits.max_body_sentences + extra,
+        max_words=limits.max_body_words + 20 * extra,
+    )
+
+
+def is_quiet(changes: int) -> bool:
+    """True when a window of `changes` changes gets a quiet-day story."""
+    return 1 <= changes <= QUIET_MAX_CHANGES
+
+
+# ---------------------------------------------------------------- dependency bumps
+
+
+def is_folded_bump(event: Event) -> bool:
+    """True for a routine dependency bump: counted in one clause, never a sentence of its own.
+
+    A major-version or security bump, and anything a reader must act on, stays a story.
+    """
+    if event.must_act:
+        return False
+    activity = event.activity
+    bump = is_dependency_bump(activity.title, activity.author, activity.labels)
+    return bump is not None and not bump.major and not bump.security
+
+
+def bump_count(events: Iterable[Event]) -> int:
+    """How many dependency updates `events` carry (a grouped bump counts each update)."""
+    total = 0
+    for event in events:
+        activity = event.activity
+        bump = is_dependency_bump(activity.title, activity.author, activity.labels)
+        total += bump.count if bump else 1
+    return total
 
 
 @dataclass(frozen=True)
@@ -43,23 +127,29 @@ class ProjectPick:
     extra: tuple[Unit, ...]
     landed: int
     topic_counts: tuple[tuple[str, int], ...]
+    # Routine dependency bumps, folded into one counted clause.
+    bumps: tuple[Event, ...] = ()
+    # Changes neither named, related, must-act nor bumps: summarised as counts by topic.
+    rest: tuple[Event, ...] = ()
 
     @property
     def lead(self) -> Unit:
         return self.units[0]
 
 
-def _must_cite(event: Event) -> bool:
-    return event.kind in ("revert", "reland") or event.breaking or event.ci_gate
-
-
 def _title_words(event: Event) -> set[str]:
     return content_words(event.subject.replace("_", " "))
 
 
-def group_units(ranked: list[tuple[Event, float]], *, per_project: int) -> list[ProjectPick]:
-    """Pick the top `per_project` units of each project; reverts, relands, breaking changes
-    and CI-gate changes beyond them are kept as `extra` so they are always cited.
+def group_units(
+    ranked: list[tuple[Event, float]], *, per_project: int, max_must_act: int | None = None
+) -> list[ProjectPick]:
+    """Pick the top `per_project` units of each project; must-act changes beyond them are
+    kept as `extra` so they are always cited, routine bumps as `bumps`, the rest as `rest`.
+
+    `max_must_act` caps the units that are must-act changes, so that in a long window the
+    back-outs (which rank highest) leave room for what else happened; the others go to
+    `extra`.
 
     Projects are ordered by the score of their lead unit.
     """
@@ -79,19 +169,28 @@ def group_units(ranked: list[tuple[Event, float]], *, per_project: int) -> list[
             if ordered_topics and ordered_topics[0][1] * 2 > len(events)
             else None
         )
-        words = {e.activity.sha: _title_words(e) for e, _ in events}
+        bumps = [e for e, _ in events if is_folded_bump(e)]
+        candidates = [(e, score) for e, score in events if not is_folded_bump(e)]
+        if not candidates:  # nothing but routine bumps: the bumps are the news
+            candidates, bumps = events, []
+        words = {e.activity.sha: _title_words(e) for e, _ in candidates}
         used: set[str] = set()
         top: list[Unit] = []
         extras: list[Unit] = []
-        for event, score in events:
+        rest: list[Event] = []
+        for event, score in candidates:
             if event.activity.sha in used:
                 continue
             used.add(event.activity.sha)
-            if len(top) < per_project:
-                related = _related(event, events, used, words)
+            acting = sum(u.lead.must_act for u in top)
+            capped = max_must_act is not None and event.must_act and acting >= max_must_act
+            if len(top) < per_project and not capped:
+                related = _related(event, candidates, used, words)
                 top.append(Unit(lead=event, score=score, related=related, dominant_topic=dominant))
-            elif _must_cite(event):
+            elif event.must_act:
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
+            else:
+                rest.append(event)
         extra = tuple(extras)
         picks.append(
             ProjectPick(
@@ -100,6 +199,8 @@ def group_units(ranked: list[tuple[Event, float]], *, per_project: int) -> list[
                 extra=extra,
                 landed=len(events),
                 topic_counts=tuple(ordered_topics),
+                bumps=tuple(bumps),
+                rest=tuple(rest),
             )
         )
     picks.sort(key=lambda p: -p.lead.score)

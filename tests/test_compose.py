@@ -39,7 +39,9 @@ def test_executorch_leads_with_the_back_out() -> None:
     executorch_sentences = [s for s in story.body if "ExecuTorch" in s.text]
     lead = story.reference(executorch_sentences[0].refs[0])
     assert lead is not None and lead.number == 19752
-    assert executorch_sentences[0].text.startswith("ExecuTorch backs out XNNPACK serialization")
+    # The second project's first sentence opens with "Meanwhile", used once a story.
+    lead_sentence = executorch_sentences[0].text.removeprefix("Meanwhile, ")
+    assert lead_sentence.startswith("ExecuTorch backs out XNNPACK serialization")
 
 
 def test_pre_merge_gate_split_is_an_immediate_item_of_ci_infra() -> None:
@@ -80,7 +82,9 @@ def test_headline_reads_like_news() -> None:
     assert story.headline == story.headline.upper()
     assert story.headline[-1].isalnum()
     assert len(story.headline) <= 110
-    assert all(s.text.endswith(".") and s.refs for s in story.body)
+    assert all(s.text.endswith(".") for s in story.body)
+    # Only a count of what the story does not name may go uncited.
+    assert all(s.refs or " more change" in s.text for s in story.body)
 
 
 def test_every_day_of_the_executorch_quarter_passes_the_integrity_checks() -> None:
@@ -119,7 +123,8 @@ def test_a_quiet_window_gives_an_explicit_no_news_story() -> None:
 def test_topic_narrows_the_story() -> None:
     story = showcase_story(topic="xnnpack")
     assert [r.number for r in story.references] == [19752]
-    assert story.lede.startswith("On xnnpack,")
+    # One change on the topic: a quiet day's story, which names the topic.
+    assert story.lede.startswith("A quiet day for ExecuTorch on xnnpack, whose only change")
 
 
 def test_unknown_topic_lists_the_known_ones() -> None:

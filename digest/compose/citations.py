@@ -13,6 +13,7 @@ from digest.model import (
     ActionItem,
     Activity,
     Reference,
+    Section,
     Sentence,
     Story,
     Urgency,
@@ -38,6 +39,7 @@ class Draft:
     lede: str
     body: tuple[str, ...]
     actions: tuple[tuple[str, Urgency, str, str], ...]  # (text, urgency, repo, key of the ref)
+    sections: tuple[tuple[str, int, int], ...] = ()  # (heading, first sentence, end)
 
 
 # ---------------------------------------------------------------- pipeline
@@ -106,6 +108,7 @@ def number_references(
         headline=draft.headline,
         lede=draft.lede,
         body=body,
+        sections=tuple(Section(heading=h, start=a, end=b) for h, a, b in draft.sections),
         action_items=tuple(items),
         references=references,
     )

@@ -6,6 +6,10 @@ serialization"); the writers of the headline, lede, body and action items build 
 
 from __future__ import annotations
 
+import re
+
+from lemminflect import getInflection, getLemma
+
 from digest.classify import Event
 from digest.config import WireConfig, topic_key
 from digest.language import clause, nominalize, shorten, split_verb
@@ -42,9 +46,16 @@ def _predicate(event: Event, *, max_words: int, headline: bool = False) -> str:
 
 
 def _area(event: Event) -> str | None:
-    """A topic to name as context, when the sentence does not already mention it."""
+    """A topic to name as context, when the sentence does not already mention it.
+
+    Never the project itself ("… in pydantic" of pydantic) nor a hidden folder (".github").
+    """
     obj = event.obj.lower()
+    project = event.project
+    own = {topic_key(project.name), topic_key(project.repo.split("/", 1)[1])}
     for topic in event.topics:
+        if topic_key(topic) in own or topic.startswith((".", "_")):
+            continue
         if topic.lower() not in obj and topic_key(topic) not in topic_key(obj):
             return topic
     return None
@@ -58,3 +69,51 @@ def _is_backend(event: Event, area: str) -> bool:
         for f in event.activity.files
         if f.path.count("/") >= 2
     )
+
+
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def headline_case(text: str) -> str:
+    """Upper-case `text` except its code spans, whose case is part of the identifier."""
+    return "".join(
+        piece if piece.startswith("`") and piece.endswith("`") and len(piece) > 1 else piece.upper()
+        for piece in _CODE_SPAN.split(text)
+    )
+
+
+def past_tense(predicate: str) -> str:
+    """The verb phrase in the past: "backs out X" → "backed out X" (lemminflect)."""
+    head, _, rest = predicate.partition(" ")
+    lemmas = getLemma(head, upos="VERB")
+    forms = getInflection(lemmas[0], tag="VBD") if lemmas else ()
+    if not forms:
+        return predicate
+    return f"{forms[0]} {rest}".strip()
+
+
+def count_word(count: int) -> str:
+    """A count as a word up to nine, as digits beyond ("three", "12")."""
+    return _NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else str(count)
+
+
+def topic_of(event: Event) -> str | None:
+    """The event's first topic that is neither the project itself nor a hidden folder."""
+    project = event.project
+    own = {topic_key(project.name), topic_key(project.repo.split("/", 1)[1])}
+    for topic in event.topics:
+        if topic_key(topic) not in own and not topic.startswith((".", "_")):
+            return topic
+    return None
+
+
+def place(event: Event, name: str) -> str:
+    """Where a change happened, as a noun phrase: "ExecuTorch's Arm backend", "Arm in
+    ExecuTorch", or the project's name alone."""
+    topic = topic_of(event)
+    if topic is None:
+        return name
+    if _is_backend(event, topic):
+        return f"{name}'s {topic} backend"
+    return f"{topic} in {name}"

@@ -38,8 +38,10 @@ def render_markdown(story: Story, *, project_names: list[str] | None = None) -> 
         "",
     ]
     out += [escape_markdown(story.lede), ""]
-    if story.body:
-        out += [" ".join(_linked(s.text, urls) for s in story.body), ""]
+    for heading, sentences in story.paragraphs():
+        if heading is not None:
+            out += [f"#### {escape_markdown(heading)}", ""]
+        out += [" ".join(_linked(s.text, urls) for s in sentences), ""]
     if story.action_items:
         out += ["### Action items", ""]
         out += [

@@ -1,6 +1,8 @@
 """The house plain-text format (as in shared/brief/showcase.txt), and a parser that reads it back.
 
-The parser lets any story in that format, ours or not, be judged by `digest.check`.
+The parser lets any story in that format, ours or not, be judged by `digest.check`. A
+sectioned body puts each section's heading on a line of its own before its sentences; a
+heading is told from body text by ending in no sentence punctuation.
 """
 
 from __future__ import annotations
@@ -8,11 +10,12 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from digest.model import ActionItem, Reference, Sentence, Story, Window, stable_id
+from digest.model import ActionItem, Reference, Section, Sentence, Story, Window, stable_id
 from digest.text import cited_numbers
 
 BYLINE = "By The Wire · {window} · About {projects} · Composed from the cited sources"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z“\"])")
+_SENTENCE_CLOSE = re.compile(r"[.!?][”\")\]]*$")
 _ITEM = re.compile(
     r"^-\s*(?:→\s*)?(?P<text>.*?)\s+(?P<repo>[\w.-]+/[\w.-]+)\s+\[(?P<urgency>immediate|monitor|plan)\]\s*$"
 )
@@ -26,8 +29,10 @@ def render_plain(story: Story, *, project_names: list[str] | None = None) -> str
     """Render a story in the house plain-text format."""
     names = ", ".join(project_names or story.repos) or "the followed repositories"
     lines = [story.headline, BYLINE.format(window=story.window.label(), projects=names), story.lede]
-    if story.body:
-        lines.append(" ".join(s.text for s in story.body))
+    for heading, sentences in story.paragraphs():
+        if heading is not None:
+            lines.append(heading)
+        lines.append(" ".join(s.text for s in sentences))
     if story.action_items:
         lines.append("Action items")
         lines += [f"- → {i.text} {i.repo} [{i.urgency}]" for i in story.action_items]
@@ -47,23 +52,31 @@ def parse_plain(text: str) -> Story:
     headline = lines[0]
     rest = lines[2:] if len(lines) > 1 and lines[1].startswith("By ") else lines[1:]
     lede = rest[0] if rest else ""
-    section, body_lines, items, refs = "body", [], [], []
+    section, items, refs = "body", [], []
+    body: list[Sentence] = []
+    headings: list[tuple[str, int]] = []
     for line in rest[1:]:
         if line == "Action items":
             section = "items"
         elif line == "References":
             section = "refs"
+        elif section == "body" and not _SENTENCE_CLOSE.search(line):
+            headings.append((line, len(body)))  # a section heading: no sentence ends it
         elif section == "body":
-            body_lines.append(line)
+            body += [
+                Sentence(text=s, refs=tuple(cited_numbers(s)))
+                for s in _SENTENCE_END.split(line)
+                if s
+            ]
         elif section == "items":
             items.append(_parse_item(line))
         else:
             refs.append(_parse_reference(line))
-    body = [
-        Sentence(text=s, refs=tuple(cited_numbers(s)))
-        for line in body_lines
-        for s in _SENTENCE_END.split(line)
-        if s
+    ends = [start for _, start in headings[1:]] + [len(body)] * bool(headings)
+    sections = [
+        Section(heading=heading, start=start, end=end)
+        for (heading, start), end in zip(headings, ends, strict=True)
+        if end > start
     ]
     repos = tuple(dict.fromkeys(r.repo for r in refs))
     epoch = datetime(1970, 1, 1, tzinfo=UTC)
@@ -74,6 +87,7 @@ def parse_plain(text: str) -> Story:
         headline=headline,
         lede=lede,
         body=tuple(body),
+        sections=tuple(sections),
         action_items=tuple(items),
         references=tuple(refs),
     )

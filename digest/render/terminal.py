@@ -18,8 +18,10 @@ def render_terminal(story: Story, *, project_names: list[str] | None = None) -> 
         Text(f"{story.window.label()} · {names}", style="dim"),
         Text(story.lede, style="italic"),
     ]
-    if story.body:
-        parts.append(Text(" ".join(s.text for s in story.body)))
+    for heading, sentences in story.paragraphs():
+        if heading is not None:
+            parts.append(Text(heading, style="bold"))
+        parts.append(Text(" ".join(s.text for s in sentences)))
     if story.action_items:
         parts.append(Text("Action items", style="bold underline"))
         for item in story.action_items:

@@ -1,0 +1,238 @@
+"""The body of a story: one sentence per story unit, then what is left as counts.
+
+A day's body is one paragraph. A longer window's body is sectioned by topic (a single
+project) or by project, under the lede, and ends with an "In brief" section that counts
+what was not named. Every sentence carries at most three citations, none twice, and each
+connective ("also", "In addition", "Elsewhere", "Meanwhile", "Beyond these") opens at
+most one sentence of the story.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from digest.compose.citations import MARKER, cite
+from digest.compose.phrases import (
+    _area,
+    _is_backend,
+    _predicate,
+    count_word,
+    topic_of,
+)
+from digest.model import Activity
+from digest.select import ProjectPick, Unit, bump_count
+from digest.text import join_words
+
+MAX_CITATIONS = 3
+# Connectives that open a further sentence about the same project, in order of use.
+_FURTHER = ("{s} also {p}", "In addition, {s} {p}")
+_ELSEWHERE = "Elsewhere, {s} {p}"
+_NEXT_PROJECT = "Meanwhile, {s} {p}"
+_PLAIN = "{s} {p}"
+
+
+@dataclass
+class Openings:
+    """The sentence openings of one story: every connective at most once."""
+
+    used: set[str] = field(default_factory=set)
+
+    def further(self) -> str:
+        """An opening for another sentence about the same subject."""
+        for opening in _FURTHER:
+            if opening not in self.used:
+                self.used.add(opening)
+                return opening
+        return _PLAIN
+
+    def elsewhere(self) -> str:
+        """An opening for a sentence that moves to another part of the same project."""
+        if _ELSEWHERE not in self.used:
+            self.used.add(_ELSEWHERE)
+            return _ELSEWHERE
+        return self.further()
+
+    def next_project(self) -> str:
+        """An opening for the first sentence about a project after the first one."""
+        if _NEXT_PROJECT not in self.used:
+            self.used.add(_NEXT_PROJECT)
+            return _NEXT_PROJECT
+        return _PLAIN
+
+    def take(self, opening: str) -> bool:
+        """Use `opening` if it is still free."""
+        if opening in self.used:
+            return False
+        self.used.add(opening)
+        return True
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """Sentences under an optional heading (None: the unheaded paragraph of a day)."""
+
+    heading: str | None
+    sentences: tuple[str, ...]
+
+
+def citations(text: str) -> int:
+    """How many distinct citation markers `text` holds."""
+    return len(set(MARKER.findall(text)))
+
+
+def cite_capped(*activities: Activity, limit: int = MAX_CITATIONS) -> str:
+    """Markers for the first `limit` distinct activities."""
+    unique = list({a.sha: a for a in activities}.values())
+    return cite(*unique[:limit])
+
+
+def _since_original(event_landed, original_landed) -> str:
+    gap = event_landed - original_landed
+    if gap < timedelta(days=1):
+        return "hours after it landed"
+    days = gap.days
+    return "a day after it landed" if days == 1 else f"{count_word(days)} days after it landed"
+
+
+def unit_sentence(
+    unit: Unit,
+    *,
+    name: str,
+    opening: str,
+    related: bool,
+    max_words: int = 16,
+    known_topic: str | None = None,
+) -> str:
+    """One sentence about a unit: who did what, where (unless known), with its citations."""
+    event = unit.lead
+    if event.kind == "revert" and event.linked:
+        original = event.linked[0]
+        when = _since_original(event.activity.landed_at, original.landed_at)
+        predicate = f"{_predicate(event, max_words=12)} {when}"
+        return (
+            opening.format(s=name, p=predicate) + f" {cite(original, event.activity)}."
+        ).replace("  ", " ")
+    predicate = _predicate(event, max_words=max_words)
+    area = _area(event)
+    subject = name
+    if area and _is_backend(event, area):
+        subject, area = f"{name}'s {area} backend", None
+    sentence = opening.format(s=subject, p=predicate)
+    if area and area not in (unit.dominant_topic, known_topic):
+        sentence += f" in {area}"
+    own = (*event.linked, event.activity)
+    sentence += f" {cite_capped(*own)}"
+    room = MAX_CITATIONS - len({a.sha for a in own})
+    shown = [e.activity for e in unit.related][: max(0, room)]
+    if shown and related:
+        noun = "related change" if len(shown) == 1 else "related changes"
+        sentence += f", alongside {count_word(len(shown))} {noun} {cite(*shown)}"
+    elif shown:
+        sentence = sentence.rstrip() + cite(*shown)
+    return sentence + "."
+
+
+def pack_phrases(phrases: list[str], *, name: str, openings: Openings) -> list[str]:
+    """Join verb phrases about one project into sentences of at most three citations."""
+    sentences: list[str] = []
+    current: list[str] = []
+    for phrase in phrases:
+        if current and citations(" ".join([*current, phrase])) > MAX_CITATIONS:
+            sentences.append(_joined(current, name=name, openings=openings))
+            current = []
+        current.append(phrase)
+    if current:
+        sentences.append(_joined(current, name=name, openings=openings))
+    return sentences
+
+
+def _joined(phrases: list[str], *, name: str, openings: Openings) -> str:
+    return openings.further().format(s=name, p=join_words(phrases)).rstrip() + "."
+
+
+def _count_phrase(units: list[Unit], room: int) -> str:
+    """ "backs out or relands two more changes", cited when the citations fit in `room`."""
+    kinds = {u.lead.kind for u in units}
+    verb = {"revert": "backs out", "reland": "relands"}.get(
+        next(iter(kinds)) if len(kinds) == 1 else "", "backs out or relands"
+    )
+    noun = "change" if len(units) == 1 else "changes"
+    phrase = f"{verb} {count_word(len(units))} more {noun}"
+    activities = [u.lead.activity for u in units]
+    return f"{phrase} {cite(*activities)}" if len(activities) <= room else phrase
+
+
+def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
+    counts = Counter(topic_of(e) for e in pick.rest)
+    named = [(t, n) for t, n in counts.items() if t is not None]
+    return sorted(named, key=lambda tn: (-tn[1], tn[0].lower()))
+
+
+def _spread(topics: list[tuple[str, int]], elsewhere: int) -> str:
+    """ "12 in Arm, three each in CI and Docs and 40 elsewhere": no number said twice."""
+    by_count: dict[int, list[str]] = {}
+    for topic, count in topics:
+        by_count.setdefault(count, []).append(topic)
+    if len(topics) == 1 and not elsewhere:
+        return f"all in {topics[0][0]}"
+    parts = [
+        f"{count_word(count)}{' each' if len(names) > 1 else ''} in {join_words(names)}"
+        for count, names in by_count.items()
+    ]
+    if elsewhere:
+        parts.append(
+            "as many elsewhere" if elsewhere in by_count else f"{count_word(elsewhere)} elsewhere"
+        )
+    return join_words(parts)
+
+
+def summary_sentences(
+    pick: ProjectPick,
+    *,
+    name: str,
+    openings: Openings,
+    max_topics: int,
+    counted_extras: list[Unit] = (),  # type: ignore[assignment]
+    count_rest: bool = True,
+) -> list[str]:
+    """What a story does not name, as counts by topic, then routine bumps as one counted
+    clause and must-act changes beyond the named ones as a count.
+
+    Counts carry no citations, except up to three bumps or back-outs whose citations fit.
+    """
+    sentences = []
+    rest = len(pick.rest) if count_rest else 0
+    bumps = bump_count(pick.bumps)
+    clause = f"updates {count_word(bumps)} {'dependency' if bumps == 1 else 'dependencies'}"
+    if bumps and len(pick.bumps) <= MAX_CITATIONS:
+        clause += f" {cite(*(e.activity for e in pick.bumps))}"
+    if rest:
+        noun = "change" if rest == 1 else "changes"
+        counted = f"lands {count_word(rest)} more {noun}"
+        topics = _topic_counts(pick)[:max_topics]
+        # Topics are worth naming once at least a third of the rest falls in them.
+        if topics and sum(n for _, n in topics) * 3 >= rest and rest >= 3:
+            counted += ": " + _spread(topics, rest - sum(n for _, n in topics))
+            text = f"{counted}."
+            if bumps:
+                text += " " + openings.further().format(s="It", p=clause).rstrip() + "."
+        elif bumps and count_word(bumps) != count_word(rest):
+            text = f"{counted} and {clause}."
+        else:
+            text = f"{counted}." + (f" It {clause}." if bumps else "")
+        opening = "Beyond these, {s} {p}" if openings.take("Beyond these") else _PLAIN
+        sentences += _sentences(opening.format(s=name, p=text))
+    elif bumps:
+        sentences.append(openings.further().format(s=name, p=clause).rstrip() + ".")
+    if counted_extras:
+        count = _count_phrase(list(counted_extras), MAX_CITATIONS)
+        if citations(count) == 0:
+            count += ", each cited in the action items"
+        sentences.append(openings.further().format(s=name, p=count) + ".")
+    return sentences
+
+
+def _sentences(text: str) -> list[str]:
+    return [s if s.endswith(".") else s + "." for s in text.split(". ") if s]

@@ -1,0 +1,118 @@
+"""The top of a story: the all-caps headline and the one-sentence lede.
+
+The lede says what mattered most, never only how much landed: the lead units of the first
+two projects, in the past tense. A quiet window (1–3 changes) says that it was quiet.
+"""
+
+from __future__ import annotations
+
+from digest.compose.citations import Draft
+from digest.compose.phrases import (
+    _name,
+    _predicate,
+    count_word,
+    headline_case,
+    past_tense,
+)
+from digest.config import WireConfig
+from digest.model import Window
+from digest.select import ProjectPick, Unit, is_quiet, window_days
+from digest.text import join_words
+
+
+def write_headline(picks: list[ProjectPick], *, config: WireConfig, max_chars: int) -> str:
+    """Each project's lead story as "PROJECT VERBS OBJECT", joined, upper-case (code spans
+    keep their case), within `max_chars`."""
+    headline = ""
+    for projects in (3, 2, 1):
+        for max_words in (7, 5, 4, 3):
+            clauses = [
+                f"{_name(config, p.repo)} {_predicate(p.lead.lead, max_words=max_words, headline=True)}"
+                for p in picks[:projects]
+            ]
+            headline = headline_case(", ".join(clauses)).rstrip(" .!?;:,")
+            if len(headline) <= max_chars:
+                return headline
+    return headline[:max_chars].rsplit(" ", 1)[0]
+
+
+def period_words(window: Window) -> tuple[str, str]:
+    """How the lede names the window: ("day", "") for a day, ("week", "This week, ") …"""
+    days = window_days(window)
+    if days <= 1:
+        return "day", ""
+    if days == 7:
+        return "week", "This week, "
+    if days % 7 == 0:
+        return f"{days // 7} weeks", f"Over {count_word(days // 7)} weeks, "
+    return f"{days} days", f"Over {count_word(days)} days, "
+
+
+def _lede_phrase(unit: Unit) -> str:
+    return past_tense(_predicate(unit.lead, max_words=8, headline=True))
+
+
+def _joined_phrases(phrases: list[str]) -> str:
+    """ "backed out A and backed out B" → "backed out A and B"."""
+    if len(phrases) == 2:
+        verb = _leading_verb(phrases[0])
+        if verb and _leading_verb(phrases[1]) == verb:
+            return f"{phrases[0]} and {phrases[1][len(verb) + 1 :]}"
+    return join_words(phrases)
+
+
+def _leading_verb(phrase: str) -> str | None:
+    words = phrase.split()
+    if len(words) > 2 and words[1] in ("out", "up", "in", "off", "back"):
+        return " ".join(words[:2])
+    return words[0] if len(words) > 1 else None
+
+
+def write_lede(
+    picks: list[ProjectPick], *, config: WireConfig, window: Window, topic: str | None
+) -> str:
+    """One sentence on what mattered most; a quiet window's lede says it was quiet."""
+    landed = sum(p.landed for p in picks)
+    period, opening = period_words(window)
+    on = f" on {topic}" if topic else ""
+    if is_quiet(landed):
+        names = join_words([_name(config, p.repo) for p in picks])
+        lead = _lede_phrase(picks[0].lead)
+        if landed == 1:
+            return f"A quiet {period} for {names}{on}, whose only change {lead}."
+        return (
+            f"A quiet {period} for {names}{on}: {count_word(landed)} changes landed, "
+            f"the most notable of which {lead}."
+        )
+    first = picks[0]
+    named = [first.lead]
+    if len(picks) == 1 and len(first.units) > 1:
+        named.append(first.units[1])
+    sentence = f"{_name(config, first.repo)} {_joined_phrases([_lede_phrase(u) for u in named])}"
+    if len(picks) > 1:
+        second = picks[1]
+        sentence += f", while {_name(config, second.repo)} {_lede_phrase(second.lead)}"
+    if topic:
+        sentence = f"On {topic}, {sentence}"
+    elif opening:
+        sentence = opening + sentence
+    backed_out = sum(u.lead.kind == "revert" for p in picks for u in (*p.units, *p.extra))
+    if backed_out > sum(u.lead.kind == "revert" for u in named) + (len(picks) > 1):
+        sentence += f"; in all, {count_word(backed_out)} changes were backed out"
+    return sentence + "."
+
+
+def draft_no_news(
+    *, config: WireConfig, window: Window, repos: tuple[str, ...], topic: str | None
+) -> Draft:
+    """The explicit story of a window in which nothing landed."""
+    names = [_name(config, r) for r in repos] or ["the followed repositories"]
+    about = f" on {topic}" if topic else ""
+    return Draft(
+        headline=f"NO NEWS{about.upper()} FROM {join_words(names, 'OR').upper()}",
+        lede=f"Nothing landed{about} in {join_words(names, 'or')} between {window.label()}.".replace(
+            " – ", " and "
+        ),
+        body=(),
+        actions=(),
+    )

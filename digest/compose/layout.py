@@ -1,0 +1,171 @@
+"""Laying a body out: one paragraph for a day, sections under the lede for longer windows.
+
+`detail` runs from 3 (everything) down to 0 (shortest); the composer lowers it until the
+body fits rule 7's limits.
+"""
+
+from __future__ import annotations
+
+from digest.compose.body import (
+    _PLAIN,
+    Openings,
+    Paragraph,
+    cite_capped,
+    pack_phrases,
+    summary_sentences,
+    unit_sentence,
+)
+from digest.compose.phrases import _name, _predicate, topic_of
+from digest.config import WireConfig
+from digest.select import ProjectPick, Unit
+
+_OBJECT_WORDS = (7, 9, 12, 16)  # by detail
+BACK_OUTS = "Back-outs and relands"
+OTHER = "Other changes"
+IN_BRIEF = "In brief"
+
+
+def write_day_body(picks: list[ProjectPick], *, config: WireConfig, detail: int) -> list[Paragraph]:
+    """A day's body: each project's units as sentences, minor ones joined, then counts."""
+    openings = Openings()
+    sentences: list[str] = []
+    for index, pick in enumerate(picks):
+        name = _name(config, pick.repo)
+        units = list(pick.units)
+        major = units[: 2 if detail <= 1 else len(units)]
+        for position, unit in enumerate(major):
+            if not position:
+                opening = openings.next_project() if index else _PLAIN
+            elif topic_of(unit.lead) != topic_of(major[position - 1].lead):
+                opening = openings.elsewhere()
+            else:
+                opening = openings.further()
+            sentences.append(
+                unit_sentence(
+                    unit,
+                    name=name,
+                    opening=opening,
+                    related=detail >= 2,
+                    max_words=_OBJECT_WORDS[detail],
+                )
+            )
+        named, counted = _split_extras([*units[len(major) :], *pick.extra], keep=3 if detail else 2)
+        phrases = [
+            f"{_predicate(u.lead, max_words=10 if detail else 7)} {cite_capped(*u.activities)}"
+            for u in named
+        ]
+        sentences += pack_phrases(phrases, name=name, openings=openings)
+        sentences += summary_sentences(
+            pick,
+            name=name,
+            openings=openings,
+            max_topics=1 if detail else 0,
+            counted_extras=counted,
+            # A day names most of what landed; the rest is worth a count when it is large.
+            count_rest=len(pick.rest) >= 2 * len(pick.units),
+        )
+    return [Paragraph(None, tuple(sentences))]
+
+
+def _split_extras(units: list[Unit], *, keep: int) -> tuple[list[Unit], list[Unit]]:
+    """Units to name in prose, and reverts/relands beyond them that are only counted."""
+    if len(units) <= keep:
+        return units, []
+    named = units[:keep]
+    rest = units[keep:]
+    counted = [u for u in rest if u.lead.kind in ("revert", "reland")]
+    named += [u for u in rest if u.lead.kind not in ("revert", "reland")][
+        : max(0, keep - len(named))
+    ]
+    return named, counted
+
+
+def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int) -> list[Paragraph]:
+    """A longer window's body: sections by topic (one project) or by project, then counts.
+
+    Must-act changes beyond the named units are counted here and cited by the action items.
+    """
+    openings = Openings()
+    paragraphs = []
+    if len(picks) > 1:
+        for pick in picks:
+            name = _name(config, pick.repo)
+            sentences = _section(list(pick.units), name=name, openings=openings, detail=detail)
+            sentences += summary_sentences(
+                pick,
+                name=name,
+                openings=openings,
+                max_topics=2 if detail else 0,
+                counted_extras=list(pick.extra),
+            )
+            paragraphs.append(Paragraph(name, tuple(sentences)))
+        return paragraphs
+    pick = picks[0]
+    name = _name(config, pick.repo)
+    for heading, units in _by_topic(list(pick.units)):
+        known = None if heading in (BACK_OUTS, OTHER) else heading
+        sentences = _section(units, name=name, openings=openings, detail=detail, known=known)
+        paragraphs.append(Paragraph(heading, tuple(sentences)))
+    brief = summary_sentences(
+        pick,
+        name=name,
+        openings=openings,
+        max_topics=3 if detail else 1,
+        counted_extras=list(pick.extra),
+    )
+    if brief:
+        paragraphs.append(Paragraph(IN_BRIEF, tuple(brief)))
+    return paragraphs
+
+
+def _section(
+    units: list[Unit], *, name: str, openings: Openings, detail: int, known: str | None = None
+) -> list[str]:
+    """A section's sentences: its first two units each get one, the rest are joined."""
+    words = _OBJECT_WORDS[detail]
+    sentences = [
+        unit_sentence(
+            unit,
+            name=name,
+            opening=openings.further() if position else _PLAIN,
+            related=detail >= 2,
+            max_words=words,
+            known_topic=known,
+        )
+        for position, unit in enumerate(units[:2])
+    ]
+    phrases = [
+        f"{_predicate(u.lead, max_words=min(words, 10))} {cite_capped(*u.activities)}"
+        for u in units[2:]
+    ]
+    return sentences + pack_phrases(phrases, name=name, openings=openings)
+
+
+def _by_topic(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
+    """Units grouped under headings, in the order of their best unit.
+
+    Back-outs and relands form one section when there are two or more; a topic with two
+    or more units gets its own; the remaining units go under "Other changes", last.
+    """
+    undo = [u for u in units if u.lead.kind in ("revert", "reland")]
+    if len(undo) < 2:
+        undo = []
+    topics: dict[str, list[Unit]] = {}
+    for unit in units:
+        if unit not in undo:
+            topics.setdefault(topic_of(unit.lead) or OTHER, []).append(unit)
+    groups: dict[str, list[Unit]] = {}
+    other: list[Unit] = []
+    for unit in units:
+        if unit in undo:
+            groups.setdefault(BACK_OUTS, []).append(unit)
+            continue
+        topic = topic_of(unit.lead) or OTHER
+        if topic != OTHER and len(topics[topic]) >= 2:
+            groups.setdefault(topic, []).append(unit)
+        else:
+            other.append(unit)
+    ordered = list(groups.items())
+    if other:
+        ordered.append((OTHER, other))
+    return ordered
