@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from digest.compose import compose
 from digest.config import WireConfig
 from digest.model import Activity, Story, Window
+from digest.prose.engine import rewrite_story
 from digest.sources import Source, collect
 
 
@@ -26,4 +27,22 @@ async def compose_window(
 ) -> Story:
     """Gather the window's activity from `sources` and compose its checked story."""
     activities = await gather(sources, window)
-    return compose(activities, config=config, window=window, topic=topic, repos=repos)
+    return await compose_activities(
+        activities, config=config, window=window, topic=topic, repos=repos
+    )
+
+
+async def compose_activities(
+    activities: list[Activity],
+    *,
+    config: WireConfig,
+    window: Window,
+    topic: str | None = None,
+    repos: Iterable[str] = (),
+) -> Story:
+    """Compose the checked story of `activities`; with `[prose] engine = "llm"` the model
+    rewrites its lede and body, and the rules' text stays whenever the rewrite fails a check."""
+    story = compose(activities, config=config, window=window, topic=topic, repos=repos)
+    if config.prose.enabled:
+        story = await rewrite_story(story, config=config, activities=activities)
+    return story

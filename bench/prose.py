@@ -1,0 +1,124 @@
+"""Benchmark: the LLM prose path against the loopback OpenAI-compatible server.
+
+For every day of the executorch quarter (with ci-infra's May beside it) that has a body,
+composes the story by rule, then through `compose_activities` with `[prose] engine = "llm"`
+against tests/fakes/openai_server.py, whose every answer is held back by a scripted
+latency. That latency is subtracted, so the figure is what the leash itself costs: facts,
+prompt, the real httpx round trip on loopback, parsing, validation and the second run of
+the checks. Then every scripted lie is sent for every day it applies to, and the share that
+reached a story is counted (it must be 0).
+
+    .venv/bin/python bench/prose.py [--latency 0.05] [--days 91]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from digest.compose import compose  # noqa: E402
+from digest.config import WireConfig, load_config  # noqa: E402
+from digest.model import Activity, Window  # noqa: E402
+from digest.pipeline import compose_activities  # noqa: E402
+from digest.prose.engine import window_events  # noqa: E402
+from digest.prose.facts import build_facts  # noqa: E402
+from digest.prose.settings import ProseSettings  # noqa: E402
+from digest.sources.replay import ReplaySource  # noqa: E402
+from tests.fakes.openai_server import LIES, FakeOpenAI, good  # noqa: E402
+
+ACTIVITY = ROOT.parent / "shared" / "data" / "activity"
+FILES = ("pytorch-executorch-2026-q2.jsonl", "pytorch-ci-infra-2026-05.jsonl")
+START = datetime(2026, 4, 1, tzinfo=UTC)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def line(label: str, values: list[float]) -> str:
+    ms = [v * 1000 for v in values]
+    return (
+        f"{label:<44} median {statistics.median(ms):7.2f} ms   p95 {percentile(ms, 0.95):7.2f} ms"
+        f"   max {max(ms):7.2f} ms"
+    )
+
+
+async def measure(latency: float, days: int) -> None:
+    base = load_config(ROOT / "config" / "wire.example.toml")
+    activities: list[Activity] = [a for f in FILES for a in ReplaySource(ACTIVITY / f).read_all()]
+    windows = [
+        Window(since=START + timedelta(days=d), until=START + timedelta(days=d + 1))
+        for d in range(days)
+    ]
+    async with FakeOpenAI(latency=latency) as fake:
+        prose = ProseSettings(engine="llm", base_url=fake.url, model=fake.model, timeout=10)
+        config: WireConfig = base.model_copy(update={"prose": prose})
+        rules_times, llm_times, own_times, accepted, stories = [], [], [], 0, 0
+        await compose_activities(activities, config=config, window=windows[0])  # warm up
+        fake.requests.clear()
+        for window in windows:
+            started = time.perf_counter()
+            rules = compose(activities, config=base, window=window)
+            rules_time = time.perf_counter() - started
+            if not rules.body:
+                continue
+            stories += 1
+            fake.script(good)
+            asked = len(fake.requests)
+            started = time.perf_counter()
+            story = await compose_activities(activities, config=config, window=window)
+            elapsed = time.perf_counter() - started
+            requests = len(fake.requests) - asked
+            accepted += story.lede != rules.lede
+            rules_times.append(rules_time)
+            llm_times.append(elapsed)
+            own_times.append(elapsed - requests * latency - rules_time)
+
+        lies_sent, lies_through = 0, 0
+        for window in windows:
+            rules = compose(activities, config=base, window=window)
+            if not rules.body:
+                continue
+            events = window_events(rules, activities=activities, config=base)
+            facts = build_facts(rules, events=events, config=base).as_prompt()
+            for lie in LIES.values():
+                try:
+                    lie(facts)
+                except (StopIteration, IndexError):
+                    continue  # this lie needs a story shape the day does not have
+                fake.script(lie, lie)
+                story = await compose_activities(activities, config=config, window=window)
+                lies_sent += 1
+                lies_through += (story.lede, story.body) != (rules.lede, rules.body)
+        problems = list(fake.problems)
+
+    print(
+        f"{stories} daily stories with a body out of {days} days; scripted latency {latency * 1000:.0f} ms"
+    )
+    print(line("rules path (compose)", rules_times))
+    print(line("LLM path, wall (compose + rewrite)", llm_times))
+    print(line("LLM path minus latency minus compose", own_times))
+    print(f"good rewrites accepted: {accepted}/{stories}")
+    print(f"lying answers that reached a story: {lies_through}/{lies_sent}")
+    print(f"request problems seen by the fake: {problems or 'none'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.05, help="scripted seconds an answer")
+    parser.add_argument("--days", type=int, default=91, help="days from 2026-04-01")
+    args = parser.parse_args()
+    asyncio.run(measure(args.latency, args.days))
+
+
+if __name__ == "__main__":
+    main()

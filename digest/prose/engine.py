@@ -1,0 +1,159 @@
+"""`rewrite_story`: the model's lede and body when they pass every check, else the rules'.
+
+    facts → ask → parse → judge (validation, then digest.check) → [retry once with the
+    errors] → the rewritten story, or the rules' story with the reason logged
+
+The headline, action items and references stay the composer's. The whole rewrite runs
+under one deadline (`[prose] timeout`), so a slow model never holds a story back longer.
+Nothing here raises: whatever goes wrong leaves the rules' story, and "wire.prose" logs
+why (never the key, never a header).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable
+
+from digest.check import check_story, require_integrity
+from digest.classify import Event, classify
+from digest.compose import filter_topic
+from digest.config import WireConfig
+from digest.errors import StoryCheckError
+from digest.model import Activity, CheckFigures, Story
+from digest.prose.client import ChatClient, Message, ProseUnavailable
+from digest.prose.facts import Facts, build_facts
+from digest.prose.prompt import first_messages, retry_messages
+from digest.prose.validation import (
+    AnswerError,
+    answer_errors,
+    parse_answer,
+    render_lede,
+    render_sentence,
+)
+
+log = logging.getLogger("wire.prose")
+_RULE = re.compile(r"rule (\d+)")
+
+Judge = Callable[[Story], CheckFigures]
+
+
+class ProseRejected(Exception):
+    """Both attempts' answers failed validation or the story checks."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(errors))
+
+
+async def rewrite_story(
+    story: Story,
+    *,
+    config: WireConfig,
+    activities: Iterable[Activity],
+    client: ChatClient | None = None,
+) -> Story:
+    """`story` with its lede and body rewritten by the configured model, when allowed.
+
+    With `[prose] engine = "rules"`, or a story with no body, returns `story` itself and
+    makes no call. `activities` are the window's (the checks need their classified events).
+    """
+    settings = config.prose
+    if not settings.enabled or not story.body:
+        return story
+    events = window_events(story, activities=activities, config=config)
+
+    def judge(candidate: Story) -> CheckFigures:
+        return check_story(candidate, config=config, events=events)
+
+    facts = build_facts(story, events=events, config=config)
+    client = client or ChatClient.from_settings(settings)
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(settings.timeout):
+            rewritten, attempts = await _ask(client, facts, story=story, judge=judge)
+    except TimeoutError:
+        reason = f"the model did not answer within {settings.timeout:g}s"
+    except ProseUnavailable as error:
+        reason = str(error)
+    except ProseRejected as error:
+        reason = f"the answer was rejected twice: {error}"
+    else:
+        log.info(
+            "story %s: lede and body written by %s (attempt %d, %.2fs)",
+            story.id, client.model, attempts, time.perf_counter() - started,
+        )  # fmt: skip
+        return rewritten
+    log.warning("story %s: using the rules' text: %s", story.id, reason)
+    return story
+
+
+def window_events(
+    story: Story, *, activities: Iterable[Activity], config: WireConfig
+) -> list[Event]:
+    """The classified events of the story's window (and topic), as the composer judged them."""
+    in_window = [a for a in activities if story.window.contains(a.landed_at)]
+    return filter_topic(classify(in_window, config), story.topic, config)
+
+
+async def _ask(
+    client: ChatClient, facts: Facts, *, story: Story, judge: Judge
+) -> tuple[Story, int]:
+    """The accepted rewrite and its attempt number; raises ProseRejected after two misses."""
+    baseline = judge(story)
+    messages: list[Message] = first_messages(facts)
+    errors: list[str] = []
+    for attempt in (1, 2):
+        content = await client.complete(messages)
+        candidate, errors = _judged(content, facts, story=story, judge=judge, baseline=baseline)
+        if candidate is not None:
+            return candidate, attempt
+        if attempt == 1:
+            log.info("story %s: answer rejected, asking once more: %s", story.id, "; ".join(errors))
+            messages = retry_messages(messages, content, errors)
+    raise ProseRejected(errors)
+
+
+def _judged(
+    content: str, facts: Facts, *, story: Story, judge: Judge, baseline: CheckFigures
+) -> tuple[Story | None, list[str]]:
+    """The checked story an answer makes, or None and the errors that reject it."""
+    try:
+        answer = parse_answer(content)
+    except AnswerError as error:
+        return None, [str(error)]
+    errors = answer_errors(answer, facts)
+    if errors:
+        return None, errors
+    candidate = story.model_copy(
+        update={
+            "lede": render_lede(answer.lede),
+            "body": tuple(
+                drafted.model_copy(update=render_sentence(text).model_dump())
+                for drafted, text in zip(story.body, answer.body, strict=True)
+            ),
+        }
+    )
+    checks = judge(candidate)
+    failing = {_rule(p) for p in baseline.problems}
+    new = [f"the story fails {p}" for p in checks.problems if _rule(p) not in failing]
+    # Within a rule's threshold, a rewrite may still not be worse than the rules' text.
+    for figure in ("attribution", "canonical_names", "action_integrity", "coverage"):
+        before, after = getattr(baseline, figure), getattr(checks, figure)
+        if after < before:
+            new.append(f"the story's {figure.replace('_', ' ')} falls from {before} to {after}")
+    if new:
+        return None, new
+    candidate = candidate.model_copy(update={"checks": checks})
+    try:
+        require_integrity(candidate)
+    except StoryCheckError as error:
+        return None, [str(error)]
+    return candidate, []
+
+
+def _rule(problem: str) -> str:
+    match = _RULE.match(problem)
+    return match.group(1) if match else problem

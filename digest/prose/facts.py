@@ -1,0 +1,208 @@
+"""What the model is told, and the vocabulary its answer is judged against.
+
+The facts of a story are its drafted sentences (the rules' clauses with their citation
+markers), the reference each marker stands for (project, title, topics), and the canonical
+project names. A word of the answer that is capitalised, holds a digit, or is a number word
+is a *name or number*; it is new unless the facts it may draw on hold it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from digest.classify import Event
+from digest.config import WireConfig
+from digest.model import Story
+from digest.text import content_words
+
+MARKERS = re.compile(r"(?:\[\d+\])+")
+MARKER = re.compile(r"\[(\d+)\]")
+_TOKEN = re.compile(r"[A-Za-z0-9#][\w.+#/'-]*[\w+#]|[A-Za-z0-9]")
+_PARTS = re.compile(r"[-./']")
+NUMBER_WORDS = frozenset({
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    "hundred", "thousand", "million", "billion", "dozen", "dozens", "half", "twice", "thrice",
+    "single", "double", "triple", "first", "second", "third", "fourth", "fifth", "once",
+})  # fmt: skip
+# Words that carry no claim of their own: connectives, "lands", "change".
+FILLER = frozenset({
+    "also", "further", "addition", "additionally", "elsewhere", "meanwhile", "separately",
+    "finally", "land", "landed", "change", "more", "plus", "today",
+})  # fmt: skip
+
+
+def tokens(text: str) -> list[str]:
+    """The words of `text` with its citation markers removed ("Cortex-M", "bf16", "#619")."""
+    found = _TOKEN.findall(MARKERS.sub(" ", text))
+    return [t[:-2] if t.endswith("'s") else t for t in found]
+
+
+def is_name_or_number(token: str) -> bool:
+    """True for a capitalised word, a word with a digit, or a number word."""
+    return any(c.isupper() or c.isdigit() for c in token) or token.lower() in NUMBER_WORDS
+
+
+def claim_words(text: str, *, ignore: frozenset[str]) -> set[str]:
+    """The content words of a claim that can tie it to a reference (no filler, names, counts)."""
+    return content_words(text) - FILLER - NUMBER_WORDS - ignore
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The names, numbers and words an answer may use, and the text its quotes come from."""
+
+    text: str
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> Vocabulary:
+        """The vocabulary of `texts`: every token, and every part of a dotted or hyphenated one."""
+        texts = [t for t in texts if t]
+        words: set[str] = set()
+        for token in (t for text in texts for t in tokens(text)):
+            words.add(token)
+            words.update(p for p in _PARTS.split(token) if p)
+        return cls(text=" ".join(MARKERS.sub(" ", t) for t in texts), words=frozenset(words))
+
+    def knows(self, token: str) -> bool:
+        """True when `token`, or each of its name or number parts, is in the facts."""
+        if token in self.words:
+            return True
+        if token.lower() in NUMBER_WORDS:
+            return token.lower() in {w.lower() for w in self.words}
+        parts = [p for p in _PARTS.split(token) if p and is_name_or_number(p)]
+        return bool(parts) and all(p in self.words for p in parts)
+
+    def knows_plain(self, word: str) -> bool:
+        """True when the facts hold `word` in lower case (a capitalised sentence opener)."""
+        return word.lower() in self.words
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A reference as the model sees it, and the words that tie a claim to it."""
+
+    n: int
+    project: str
+    title: str
+    topics: tuple[str, ...]
+    claims: tuple[str, ...]  # the draft text before this marker, in each sentence citing it
+
+    def words(self, *, ignore: frozenset[str]) -> set[str]:
+        """Content words of its title, topics and drafted claims."""
+        return claim_words(" ".join((self.title, *self.topics, *self.claims)), ignore=ignore)
+
+
+@dataclass(frozen=True)
+class DraftSentence:
+    """One of the rules' body sentences: its text, markers included, and what it cites."""
+
+    text: str
+    refs: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything the model is given for one story."""
+
+    headline: str
+    lede: str
+    sentences: tuple[DraftSentence, ...]
+    citations: dict[int, Citation]
+    project_names: tuple[str, ...]
+    name_words: frozenset[str] = field(default=frozenset())
+    configured_names: tuple[str, ...] = ()  # every configured project, to find credits
+
+    def projects_named(self, text: str) -> set[str]:
+        """The configured projects `text` names, in any spelling of case."""
+        return {
+            name
+            for name in self.configured_names
+            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I)
+        }
+
+    def sentence_vocabulary(self, index: int) -> Vocabulary:
+        """What body sentence `index` may draw on: its draft and the references it cites."""
+        draft = self.sentences[index]
+        cited = [self.citations[n] for n in draft.refs if n in self.citations]
+        return Vocabulary.of([draft.text, *(t for c in cited for t in (c.title, *c.topics))])
+
+    def lede_vocabulary(self) -> Vocabulary:
+        """What the lede may draw on: the whole story's facts."""
+        return Vocabulary.of(
+            [
+                self.headline,
+                self.lede,
+                *(s.text for s in self.sentences),
+                *self.project_names,
+                *(t for c in self.citations.values() for t in (c.title, *c.topics)),
+            ]
+        )
+
+    def as_prompt(self) -> dict[str, Any]:
+        """The facts as the JSON document the model reads."""
+        body = []
+        for index, sentence in enumerate(self.sentences):
+            vocabulary = self.sentence_vocabulary(index)
+            allowed = sorted(w for w in vocabulary.words if is_name_or_number(w))
+            body.append(
+                {
+                    "sentence": index + 1,
+                    "draft": sentence.text,
+                    "cites": list(dict.fromkeys(sentence.refs)),
+                    "names_and_numbers": allowed,
+                }
+            )
+        return {
+            "projects": list(self.project_names),
+            "lede": self.lede,
+            "body": body,
+            "references": [
+                {"ref": c.n, "project": c.project, "title": c.title, "topics": list(c.topics)}
+                for c in sorted(self.citations.values(), key=lambda c: c.n)
+            ],
+        }
+
+
+def build_facts(story: Story, *, events: Iterable[Event], config: WireConfig) -> Facts:
+    """The facts of `story`: its drafted lede and body, its references and canonical names."""
+    by_sha = {e.activity.sha: e for e in events}
+    claims: dict[int, list[str]] = {}
+    for sentence in story.body:
+        start = 0
+        for group in MARKERS.finditer(sentence.text):
+            claim = sentence.text[start : group.start()]
+            for number in MARKER.findall(group.group()):
+                claims.setdefault(int(number), []).append(claim)
+            start = group.end()
+    citations = {}
+    for ref in story.references:
+        event = by_sha.get(ref.sha)
+        citations[ref.n] = Citation(
+            n=ref.n,
+            project=config.project(ref.repo).name,
+            title=ref.title,
+            topics=event.topics if event else (),
+            claims=tuple(claims.get(ref.n, ())),
+        )
+    names = tuple(dict.fromkeys(config.project(r).name for r in story.repos))
+    name_words = {
+        w
+        for p in (config.project(r) for r in story.repos)
+        for text in (p.name, p.repo, *p.aliases)
+        for w in content_words(text.replace("/", " "))
+    }
+    return Facts(
+        headline=story.headline,
+        lede=story.lede,
+        sentences=tuple(DraftSentence(text=s.text, refs=s.refs) for s in story.body),
+        citations=citations,
+        project_names=names,
+        name_words=frozenset(name_words),
+        configured_names=tuple(dict.fromkeys((*names, *(p.name for p in config.projects)))),
+    )
