@@ -13,8 +13,26 @@ from typing import Literal
 
 from digest.config import Project, WireConfig, topic_key
 from digest.language import split_verb, third_person
-from digest.model import Activity
+from digest.model import Activity, Urgency
+from digest.signals import (
+    Bump,
+    dependency_bump,
+    is_breaking,
+    is_ci_gate,
+    is_cleanup_of_deprecated,
+    is_deprecation,
+    is_new_support,
+)
 from digest.titles import split_title
+from digest.topics import (
+    TopicContext,
+    build_context,
+    default_context,
+    is_ci_path,
+    is_doc_path,
+    is_test_path,
+    topics_for,
+)
 
 Kind = Literal[
     "revert", "reland", "feature", "fix", "ci", "docs", "test", "bump", "refactor", "chore"
@@ -22,22 +40,17 @@ Kind = Literal[
 
 _REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\s+(?:of\s+)?(.+)$", re.I)
 _RELAND = re.compile(r"^(?:reland|re-land|reapply|re-apply|re-enable)\b\s*(.*)$", re.I)
+# A body that opens by saying the change is back after a revert ("Resubmit X after the
+# original change was reverted", "Reland of #N").
+_RELAND_BODY = re.compile(
+    r"^\s*(resubmit\w*|re-?lands?|re-?landing|re-?appl(y|ies))\b.{0,200}\b(revert\w*|back\w* out)"
+    r"|^\s*(this\s+is\s+a\s+)?re-?land\s+of\b",
+    re.I | re.S,
+)
 _QUOTED = re.compile(r'^["“\'](.+?)["”\']\s*(?:\(#\d+\))?\s*(.*)$')
 
-_BREAKING = re.compile(
-    r"\b(bc[- ]breaking|breaking change|backwards?[- ]incompatible|deprecat\w*)\b", re.I
-)
-_CI_GATE = re.compile(
-    r"\b(pre-?merge|required (status )?checks?|merge (rules?|queue)|branch protection|"
-    r"gates?|blocking check|mergebot)\b",
-    re.I,
-)
 _RISK = re.compile(r"\*\*risk:?\*\*:?\s*(high|medium|low)", re.I)
 _LINT = re.compile(r"\b(lint\w*|format\w*|typos?|codemod|clang-format|pyre|spelling)\b", re.I)
-_DOC_PATH = re.compile(r"(^|/)(docs?|\.wiki)/|\.(md|rst|txt)$", re.I)
-_TEST_PATH = re.compile(r"(^|/)(tests?|testing)(/|_)|(^|/)test_[^/]*$|_test\.\w+$", re.I)
-_CI_PATH = re.compile(r"^(\.github|\.ci|\.circleci)/")
-_BUMP = re.compile(r"\b(bump|pin|update .* (pin|version|commit|submodule))\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,9 @@ class Event:
     reverts_title: str | None = None
     breaking: bool = False
     ci_gate: bool = False
+    deprecation: bool = False  # deprecates something of its own: a [plan] item
+    new_support: bool = False
+    bump: Bump | None = None  # set for dependency updates (kind "bump")
     risk: str | None = None
     body: str = ""
     linked: tuple[Activity, ...] = field(default=())
@@ -67,6 +83,19 @@ class Event:
         """True when a reader must act on this change: a revert or reland, a breaking change
         or a change to the CI gates. Such a change is always cited and gets an action item."""
         return self.kind in ("revert", "reland") or self.breaking or self.ci_gate
+
+    @property
+    def urgency(self) -> Urgency | None:
+        """The urgency an action item about this change carries (DIGEST.md layout): breaking
+        and CI-gate changes interrupt, reverts and relands are watched, deprecations and new
+        support are planned for; None when no reader needs to act."""
+        if self.breaking or self.ci_gate:
+            return "immediate"
+        if self.kind in ("revert", "reland"):
+            return "monitor"
+        if self.deprecation or self.new_support:
+            return "plan"
+        return None
 
     @property
     def predicate(self) -> str:
@@ -99,47 +128,23 @@ def clean_body(body: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
 
 
-def _topics(activity: Activity, project: Project, tags: Iterable[str]) -> tuple[str, ...]:
-    """Topics from configured path globs, title tags and labels; defaults when unconfigured."""
-    found: dict[str, str] = {}
-
-    def add(name: str) -> None:
-        found.setdefault(topic_key(name), name)
-
-    for tag in [*tags, *activity.labels]:
-        rule = project.topic_for_key(topic_key(tag))
-        if rule is not None:
-            add(rule.name)
-        elif not project.topics and topic_key(tag) not in {topic_key(project.name)}:
-            add(tag)
-    if project.topics:
-        for change in activity.files:
-            for rule in project.topics:
-                if rule.matches_path(change.path):
-                    add(rule.name)
-    else:
-        for change in activity.files:
-            top = change.path.split("/", 1)[0]
-            if "/" in change.path:
-                add(top)
-    return tuple(found.values())
-
-
-def _kind(activity: Activity, subject: str, verb: str | None) -> Kind:
+def _kind(activity: Activity, subject: str, verb: str | None, bump: bool) -> Kind:
     paths = [f.path for f in activity.files]
     depth, _ = undo_target(subject)
     if depth:
         return "revert" if depth % 2 else "reland"
     if _RELAND.match(subject) and not subject.lower().startswith("re-enable"):
         return "reland"
-    if paths and all(_DOC_PATH.search(p) for p in paths):
-        return "docs"
-    if paths and all(_CI_PATH.match(p) for p in paths):
-        return "ci"
-    if paths and all(_TEST_PATH.search(p) for p in paths):
-        return "test"
-    if _BUMP.search(subject):
+    if _RELAND_BODY.search(clean_body(activity.body)):
+        return "reland"
+    if bump:
         return "bump"
+    if paths and all(is_doc_path(p) for p in paths):
+        return "docs"
+    if paths and all(is_ci_path(p) for p in paths):
+        return "ci"
+    if paths and all(is_test_path(p) for p in paths):
+        return "test"
     if _LINT.search(subject) or verb in {"refactor", "rename", "move", "clean up", "consolidate"}:
         return "refactor" if verb in {"refactor", "rename", "move", "consolidate"} else "chore"
     if verb in {"fix", "repair", "resolve", "correct", "mitigate", "prevent", "guard", "harden"}:
@@ -161,30 +166,39 @@ def undo_target(subject: str) -> tuple[int, str]:
     return depth, text
 
 
-def classify_one(activity: Activity, project: Project) -> Event:
-    """Classify one activity of `project`."""
+def classify_one(
+    activity: Activity, project: Project, context: TopicContext | None = None
+) -> Event:
+    """Classify one activity of `project`; `context` carries what the window says about
+    topics (containers, spellings), else only the configured container folders count."""
     parts = split_title(activity.title)
     ignored = {topic_key(t) for t in project.ignore_tags} | {topic_key(project.name)}
     tags = [t for t in parts.tags if topic_key(t) not in ignored]
     subject = parts.subject
     verb, obj = split_verb(subject)
-    kind = _kind(activity, subject, verb)
+    bump = dependency_bump(activity, subject)
+    kind = _kind(activity, subject, verb, bump is not None)
     depth, target = undo_target(subject)
     reverts_title = target if depth else None
     if kind == "revert":
         # The undone title loses its own prefixes: 'Revert "Arm backend: X"' backs out X.
         verb, obj = "back out", split_title(target).subject
-    elif kind == "reland":
+    elif kind == "reland" and (depth or _RELAND.match(subject)):
+        # A reland known only from its body keeps its own verb ("Lower X", said again).
         reland = _RELAND.match(subject)
         verb, obj = "reland", target if depth else (reland.group(1) if reland else obj) or obj
     body = clean_body(activity.body)
-    text = f"{activity.title}\n{body}"
     risk = _RISK.search(activity.body)
     ci_touch = (
         kind == "ci"
-        or any(_CI_PATH.match(f.path) for f in activity.files)
+        or any(is_ci_path(f.path) for f in activity.files)
         or any(topic_key(t) == "ci" for t in tags)
+        or re.search(r"\bCI\b", subject) is not None
     )
+    # A revert or reland is watched ([monitor]), whatever the change it undoes was.
+    undoes = kind in ("revert", "reland")
+    code = kind not in ("docs", "test", "ci", "bump")
+    cleanup = is_cleanup_of_deprecated(subject)
     return Event(
         activity=activity,
         project=project,
@@ -192,12 +206,15 @@ def classify_one(activity: Activity, project: Project) -> Event:
         subject=subject,
         verb=verb,
         obj=obj.strip(),
-        topics=_topics(activity, project, tags),
+        topics=topics_for(activity, project, tags, context or default_context()),
         reverts_title=reverts_title,
-        breaking=bool(_BREAKING.search(text))
-        or "bc-breaking" in {x.lower() for x in activity.labels},
-        ci_gate=bool(_CI_GATE.search(activity.title))
-        and (ci_touch or "ci" in activity.title.lower()),
+        breaking=not undoes
+        and not cleanup
+        and is_breaking(activity, subject, parts.tags, parts.breaking_marker, code=code),
+        ci_gate=not undoes and is_ci_gate(activity, subject, body, ci_touch),
+        deprecation=not undoes and code and is_deprecation(subject, body),
+        new_support=not undoes and kind == "feature" and is_new_support(subject),
+        bump=bump if kind == "bump" else None,
         risk=risk.group(1).lower() if risk else None,
         body=body,
     )
@@ -235,5 +252,18 @@ def link_reverts(events: list[Event]) -> list[Event]:
 
 def classify(activities: Iterable[Activity], config: WireConfig) -> list[Event]:
     """Classify every activity and link reverts to their originals."""
-    events = [classify_one(a, config.project(a.repo)) for a in activities]
+    activities = list(activities)
+    by_repo: dict[str, list[Activity]] = {}
+    for activity in activities:
+        by_repo.setdefault(activity.repo.lower(), []).append(activity)
+    contexts = {
+        repo: build_context(
+            group,
+            config.project(group[0].repo),
+            config.digest,
+            tags=[split_title(a.title).tags for a in group],
+        )
+        for repo, group in by_repo.items()
+    }
+    events = [classify_one(a, config.project(a.repo), contexts[a.repo.lower()]) for a in activities]
     return link_reverts(events)

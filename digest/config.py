@@ -14,7 +14,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from digest.errors import ConfigError
-from digest.prose.settings import ProseSettings
 
 
 def topic_key(name: str) -> str:
@@ -68,6 +67,18 @@ class Project(BaseModel):
         return next((t for t in self.topics if key in t.keys), None)
 
 
+# Generic folder names: where code lives, not what it is about (compared by topic_key).
+CONTAINER_FOLDERS: tuple[str, ...] = (
+    "src", "source", "sources", "lib", "libs", "crates", "packages", "pkg", "pkgs",
+    "internal", "cmd", "app", "apps", "modules", "components", "backends", "extensions",
+    "extension", "plugins", "providers", "integrations", "contrib", "examples", "example",
+    "samples", "scripts", "tools", "tooling", "utils", "util", "common", "shared", "misc",
+    "third_party", "third-party", "vendor", "include", "python", "py", "bin", "main",
+    "projects", "services", "models", "test", "tests", "testing", "docs", "doc", "documentation",
+    "benchmarks", "benchmark", "bench", "build", "dist",
+)  # fmt: skip
+
+
 class DigestSettings(BaseModel):
     """Knobs of composition; the defaults follow DIGEST.md."""
 
@@ -77,6 +88,12 @@ class DigestSettings(BaseModel):
     max_body_sentences: int = Field(default=8, ge=1)
     max_body_words: int = Field(default=180, ge=20)
     max_headline_chars: int = Field(default=110, ge=30)
+    # Folders that only hold other folders: a topic is the first path component below them.
+    container_folders: tuple[str, ...] = CONTAINER_FOLDERS
+    # A top-level folder holding at least this share of a window's changes (of at least
+    # `container_min_changes` changes) is a container too, whatever its name.
+    container_share: float = Field(default=0.9, gt=0.5, le=1.0)
+    container_min_changes: int = Field(default=8, ge=2)
 
 
 class WireConfig(BaseModel):
@@ -86,7 +103,6 @@ class WireConfig(BaseModel):
 
     projects: tuple[Project, ...] = ()
     digest: DigestSettings = DigestSettings()
-    prose: ProseSettings = ProseSettings()  # [prose]: rules (default) or an LLM, on a leash
 
     @field_validator("projects")
     @classmethod

@@ -23,6 +23,7 @@ class Weights:
     revert: float = 5.0
     reland: float = 3.0
     breaking: float = 5.0
+    deprecation: float = 3.0
     ci_gate: float = 3.0
     risk_high: float = 4.0
     risk_medium: float = 2.0
@@ -30,6 +31,9 @@ class Weights:
     real_body: float = 1.0
     docs_or_tests_only: float = -2.0
     trivial: float = -2.0
+    # A routine dependency update ranks below real work; a major or security update of
+    # what the project ships is news of its own and keeps its score.
+    routine_bump: float = -3.0
 
 
 def significance(event: Event, weights: Weights = Weights()) -> float:
@@ -42,13 +46,15 @@ def significance(event: Event, weights: Weights = Weights()) -> float:
         score += weights.reland
     if event.breaking:
         score += weights.breaking
+    elif event.deprecation:
+        score += weights.deprecation
     if event.ci_gate:
         score += weights.ci_gate
     if event.risk == "high":
         score += weights.risk_high
     elif event.risk == "medium":
         score += weights.risk_medium
-    if event.kind == "feature" and _CAPABILITY.search(event.subject):
+    if event.new_support or (event.kind == "feature" and _CAPABILITY.search(event.subject)):
         score += weights.capability
     lines = activity.lines_changed
     files = len(activity.files)
@@ -59,6 +65,8 @@ def significance(event: Event, weights: Weights = Weights()) -> float:
         score += weights.docs_or_tests_only
     if _TRIVIAL.search(event.subject) or event.kind == "chore":
         score += weights.trivial
+    if event.bump is not None and not event.bump.stands_alone:
+        score += weights.routine_bump
     return round(score, 3)
 
 

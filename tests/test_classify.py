@@ -161,7 +161,7 @@ def test_n7_paths_give_topics_by_glob_and_top_level_dirs_without_rules() -> None
     bare = Project(repo="acme/widgets", name="Widgets")
     assert classify_one(
         change("Tune", "engine/core.py", "README.md", repo="acme/widgets"), bare
-    ).topics == ("engine",)
+    ).topics == ("Engine",)
 
 
 def test_n8_revert_and_original_in_one_window_become_one_event() -> None:

@@ -1,0 +1,201 @@
+"""What a change asks of its readers: is it breaking, a deprecation, a change to what blocks
+merges, new support, or a dependency bump?
+
+An `[immediate]` item interrupts a person, so `breaking` and `ci_gate` fire only when the
+change says so: a breaking label, a `BREAKING CHANGE:` footer, a conventional-commit `!`,
+a removed public API named as such; a stated change to required checks, merge rules,
+branch protection or gating jobs. Words like "breaking" or "gate" in passing do not count,
+and no longer using a deprecated API is clean-up, not news.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from digest.config import topic_key
+from digest.model import Activity
+from digest.titles import is_dependency_bump
+from digest.topics import is_ci_path, is_doc_path, is_test_path
+
+# ---------------------------------------------------------------- breaking
+
+_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*\S", re.M)
+_BREAKING_TAG = {"breaking", "breakingchange", "bcbreaking", "semvermajor"}
+_STATED_BREAKING = re.compile(
+    r"\b(this|the)\s+(pr|change|commit|diff)\s+is\s+(a\s+)?"
+    r"(bc[- ]breaking|breaking|backwards?[- ]incompatible)\b"
+    r"|^\s*(#+\s*)?(bc[- ]breaking|breaking changes?)(\s+notes?)?\s*(:|$)(?!\s*(none|no|n/?a)\b)"
+    r"|\b(removes?|removed|removing)\s+(the\s+)?public\s+(\S+\s+){0,3}"
+    r"(api|function|method|class|argument|parameter|option|flag|module)s?\b",
+    re.I | re.M,
+)
+# "Drop support for Python 3.9", "Remove deprecated `parse_obj`": a removal stated as such.
+_REMOVED_API = re.compile(
+    r"^(remove|drop|delete)s?\s+(support\s+for|(the\s+)?(deprecated|public)\b)", re.I
+)
+# "Remove usage of deprecated X", "remove deprecated X from <place>": the project stops using it.
+_USAGE = re.compile(r"\b(usages?|uses?|calls?)\s+(of|to)\b|\bdeprecated\b.*\bfrom\b", re.I)
+_NEGATED = re.compile(r"\b(non|not|no)[- ](bc[- ])?breaking\b|\bis\s+not\s+(a\s+)?breaking\b", re.I)
+
+# ---------------------------------------------------------------- deprecation
+
+_CLEANUP = re.compile(
+    r"^(stop|avoid|cease)\s+(using|calling)\b|^(migrate|move|switch)\s+(away\s+)?(off|from)\b"
+    r"|^(remove|drop|replace|clean\s+up)\s+(\S+\s+){0,2}(usages?|uses?|calls?)\s+(of|to)\b"
+    r"|^replace\s+(the\s+)?deprecated\b"
+    r"|^(fix|silence|suppress|address|resolve)\s+(\S+\s+){0,2}deprecation",
+    re.I,
+)
+_DEPRECATE_TITLE = re.compile(
+    r"^(soft[- ])?deprecate\b|\bmark\w*\b.{0,60}\bas\s+deprecated\b"
+    r"|^add\w*\s+(a\s+)?deprecation\s+(warning|notice)s?\b",
+    re.I,
+)
+_DEPRECATE_BODY = re.compile(
+    r"(?<![\w-])(deprecate|deprecates|deprecating)\s+(the\s+)?[`'\"\w-]"
+    r"|\b(as|now)\s+deprecated\b|\bdeprecated\s+in\s+favou?r\s+of\b",
+    re.I,
+)
+
+# ---------------------------------------------------------------- CI gates
+
+_GATE = re.compile(
+    r"\bpre-?merge\b|\brequired\s+(status\s+)?(checks?|workflows?|jobs?)\b"
+    r"|\bmerge[- ](rules?|queue|gates?)\b|\bbranch\s+protection\b|\brequires\s+list\b"
+    r"|\b(pr|merge)[- ]blocking\b|\bblock(s|ing)?\s+(the\s+)?(pr\s+)?merg(es?|ing)\b"
+    r"|\bgat(e|es|ed|ing)\s+(pr\s+)?merg(es?|ing)\b|\bsole\s+required\b",
+    re.I,
+)
+_GATE_NEGATED = re.compile(
+    r"\bno\s+gate\s+change|\bnot\s+(a\s+)?(required|blocking)\b|\bnon-?blocking\b"
+    r"|\b(does\s+not|doesn't|do\s+not|don't|won't|will\s+not)\s+block\b",
+    re.I,
+)
+# Files that are the merge rules themselves.
+_MERGE_RULES_PATH = re.compile(
+    r"(^|/)(merge_rules\.ya?ml|\.?mergify\.ya?ml|bors\.toml|\.kodiak\.toml)$"
+    r"|^\.github/(settings\.ya?ml|rulesets/)",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*]\s+")
+
+# ---------------------------------------------------------------- new support
+
+_NEW_SUPPORT = re.compile(
+    r"^(add|enable|introduce|implement|extend|expose)\b.{0,80}\bsupport(s|ed)?\b"
+    r"|^supports?\b|^add\b.{0,60}\b(ops?|operators?|kernels?|backend|dtypes?|handler)\b"
+    r"|^(?!(remove|drop|disable|deprecate)\b)[\w.+-]+(\s+[\w.+-]+){0,3}\s+support\b",
+    re.I,
+)
+
+
+def is_breaking(
+    activity: Activity, subject: str, tags: tuple[str, ...], marker: bool, *, code: bool = True
+) -> bool:
+    """True when the change says it is breaking (labels, footer, `!` marker, title tag, a
+    statement in the body, or, for a `code` change, a removed public API named in the title)."""
+    if any(_is_breaking_label(label) for label in activity.labels):
+        return True
+    if marker or _FOOTER.search(activity.body):
+        return True
+    if any(topic_key(t) in _BREAKING_TAG for t in tags):
+        return True
+    if code and _REMOVED_API.match(subject) and not _USAGE.search(subject):
+        return True
+    return any(
+        _STATED_BREAKING.search(s) and not _NEGATED.search(s) for s in _sentences(activity.body)
+    )
+
+
+def _is_breaking_label(label: str) -> bool:
+    key = topic_key(label)
+    if key.startswith(("non", "not")):
+        return False
+    return "breaking" in key or key in {"semvermajor", "major", "majorchange"}
+
+
+def is_cleanup_of_deprecated(subject: str) -> bool:
+    """True for "Stop using deprecated X", "Migrate off deprecated X" and the like."""
+    return bool(_CLEANUP.search(subject))
+
+
+def is_deprecation(subject: str, body: str) -> bool:
+    """True when the change deprecates something of its own (title or body says so)."""
+    if is_cleanup_of_deprecated(subject):
+        return False
+    if _DEPRECATE_TITLE.search(subject):
+        return True
+    return any(_DEPRECATE_BODY.search(s) for s in _sentences(body))
+
+
+def is_ci_gate(activity: Activity, subject: str, body: str, ci_touch: bool) -> bool:
+    """True for a real change to what blocks merges: the merge-rule files themselves, or a CI
+    change that states a change to required checks, merge rules or gating jobs."""
+    if any(_MERGE_RULES_PATH.search(f.path) for f in activity.files):
+        return True
+    if not ci_touch:
+        return False
+    return any(
+        _GATE.search(s) and not _GATE_NEGATED.search(s) for s in [subject, *_sentences(body)]
+    )
+
+
+def is_new_support(subject: str) -> bool:
+    """True when the title adds support for something (an op, a dtype, a platform, …)."""
+    return bool(_NEW_SUPPORT.search(subject))
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
+# ---------------------------------------------------------------- dependency bumps
+
+# A security fix named in the body ("Bumps X … fixes CVE-2026-1234"); titles are read by
+# digest.titles.
+_SECURITY = re.compile(r"\b(CVE-\d{4}-\d+|GHSA(-\w{4}){3}|security (fix|advisory|update))\b", re.I)
+# Dev tooling, and lock files of interpreted packages: a library's wheel or tarball does not
+# carry them, so a bump that only touches them changes nothing users install.
+_DEV_PATH = re.compile(
+    r"(^|/)(requirements[-_]?(dev|docs|test|lint)\w*\.txt|\.pre-commit[^/]*"
+    r"|uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|package-lock\.json|yarn\.lock"
+    r"|pnpm-lock\.yaml)$",
+    re.I,
+)
+# Pins and submodules the title rules of digest.titles do not count as updates.
+_PIN_TITLE = re.compile(
+    r"^(update|bump|move|advance)\s+(the\s+)?\S+(\s+\S+)?\s+pins?\b|\bpin\s+bump\b"
+    r"|^pin\s+\S+\s+to\s+(a|the)\s+(\S+\s+)?(version|release)\b"
+    r"|^(update|bump)\s+(the\s+)?\S+\s+submodules?\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Bump:
+    """A dependency update: whether it is a major version, a security fix, and whether what
+    it updates is shipped (not only CI, docs, tests or dev tooling)."""
+
+    major: bool
+    security: bool
+    shipped: bool
+
+    @property
+    def stands_alone(self) -> bool:
+        """True for a bump worth its own sentence: a major or security update of what ships."""
+        return self.shipped and (self.major or self.security)
+
+
+def dependency_bump(activity: Activity, subject: str) -> Bump | None:
+    """The bump this change is (dependabot, renovate, "Bump X from A to B", a pin or
+    submodule update), or None. Versions and security come from `titles.is_dependency_bump`."""
+    info = is_dependency_bump(activity.title, activity.author, activity.labels)
+    if info is None and not _PIN_TITLE.search(subject):
+        return None
+    security = (info is not None and info.security) or bool(_SECURITY.search(activity.body))
+    paths = [f.path for f in activity.files]
+    shipped = not paths or not all(
+        is_ci_path(p) or is_doc_path(p) or is_test_path(p) or _DEV_PATH.search(p) for p in paths
+    )
+    return Bump(major=info is not None and info.major, security=security, shipped=shipped)

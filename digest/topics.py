@@ -1,0 +1,202 @@
+"""Topics: what a reader would subscribe to (a backend, subsystem, crate, package or label).
+
+A topic comes, in this order, from the configuration's path globs (which always win), from
+title tags and area labels, and from the first component of a changed path that is not a
+container folder. Container folders are the configured generic names (`src/`, `crates/`,
+`tests/`, …), the project's own package name, and any top-level folder that holds nearly
+all of a window's changes. Test files, docs and tool folders never give a topic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from digest.config import DigestSettings, Project, topic_key
+from digest.model import Activity
+
+CI_TOPIC = "CI"
+
+_DOC_PATH = re.compile(
+    r"(^|/)(docs?|documentation|\.wiki)/|\.(md|rst|adoc)$|(^|/)(?!cmakelists|requirements)[^/]*\.txt$",
+    re.I,
+)
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|testing|__tests__|testdata|fixtures|e2e|benchmarks?|bench)(/|_)"
+    r"|(^|/)test_[^/]*$|_test\.\w+$|\.test\.\w+$|(^|/)conftest\.py$",
+    re.I,
+)
+# Conventional-commit scopes and title tags that name a kind of work, not a part of the code.
+_WORK_TAGS = frozenset({"deps", "dependencies", "dependabot", "release", "changelog", "style",
+                        "lint", "chore", "misc", "wip", "build"})  # fmt: skip
+_CI_PATH = re.compile(r"^(\.github|\.ci|\.circleci|\.buildkite|\.gitlab)/|^\.gitlab-ci\.yml$")
+# `area: arm`, `module/xnnpack`, `release notes: vulkan`: labels that name a part of a project.
+_AREA_LABEL = re.compile(
+    r"^(area|module|component|subsystem|scope|backend|crate|package|pkg|release notes)"
+    r"\s*[:/]\s*(.+)$",
+    re.I,
+)
+
+
+def is_doc_path(path: str) -> bool:
+    """True for documentation: a `docs/` tree or a prose file (Markdown, reST, plain text)."""
+    return bool(_DOC_PATH.search(path))
+
+
+def is_test_path(path: str) -> bool:
+    """True for tests and benchmarks: a `tests/` tree, `test_x.py`, `x_test.go`, …."""
+    return bool(_TEST_PATH.search(path))
+
+
+def is_ci_path(path: str) -> bool:
+    """True for CI configuration (`.github/`, `.ci/`, …)."""
+    return bool(_CI_PATH.search(path))
+
+
+@dataclass(frozen=True)
+class TopicContext:
+    """What topic derivation knows beyond one change: the containers and spellings of a window."""
+
+    generic: frozenset[str]
+    containers: frozenset[str] = frozenset()  # topic keys of folders the window found generic
+    spellings: dict[str, str] = field(default_factory=dict)  # key → spelling from title tags
+
+    def display(self, name: str, project: Project) -> str:
+        """The display name of a derived topic: configured, as tagged, or by a case rule."""
+        key = topic_key(name)
+        rule = project.topic_for_key(key)
+        if rule is not None:
+            return rule.name
+        if key in self.spellings:
+            return self.spellings[key]
+        # A plain lower-case word reads as a name ("arm" → "Arm"); identifiers keep their form.
+        return name.capitalize() if name.isalpha() and name.islower() else name
+
+
+def own_names(project: Project) -> set[str]:
+    """Keys of the project's own names: a folder named after the project holds all its code."""
+    _owner, name = project.owner_name
+    return {topic_key(n) for n in (name, project.name, *project.aliases)} - {""}
+
+
+def _candidate(
+    path: str, project: Project, generic: Iterable[str], skip: Sequence[str] = ()
+) -> str | None:
+    """The first folder of `path` that can name a topic, or None."""
+    if is_ci_path(path):
+        return CI_TOPIC
+    if is_test_path(path) or is_doc_path(path):
+        return None
+    blocked = set(generic) | own_names(project)
+    for part in path.split("/")[:-1]:
+        key = topic_key(part)
+        if part.startswith("."):
+            return None  # editor, agent and tool folders
+        if not key or key in blocked or key in skip:
+            continue
+        return part
+    return None
+
+
+def build_context(
+    activities: Iterable[Activity],
+    project: Project,
+    settings: DigestSettings,
+    tags: Iterable[Iterable[str]] = (),
+) -> TopicContext:
+    """The topic context of one project's window: its data-driven containers, and the
+    spellings its title `tags` (one group per change) give names."""
+    activities = list(activities)
+    generic = frozenset(topic_key(f) for f in settings.container_folders)
+    containers: set[str] = set()
+    for _ in range(2):  # a container may hold another (`workspace/pkgname/…`)
+        tops: Counter[str] = Counter()
+        coded = 0
+        for activity in activities:
+            found = {
+                topic_key(c)
+                for f in activity.files
+                if (c := _candidate(f.path, project, generic, tuple(containers))) is not None
+                and c != CI_TOPIC
+            }
+            coded += any(
+                not (is_test_path(f.path) or is_doc_path(f.path) or is_ci_path(f.path))
+                for f in activity.files
+            )
+            tops.update(found)
+        if not tops or coded < settings.container_min_changes:
+            break
+        key, count = tops.most_common(1)[0]
+        if count < settings.container_share * coded:
+            break
+        containers.add(key)
+    spellings: dict[str, Counter[str]] = {}
+    for group in tags:
+        for tag in group:
+            spellings.setdefault(topic_key(tag), Counter())[tag] += 1
+    return TopicContext(
+        generic=generic,
+        containers=frozenset(containers),
+        spellings={k: c.most_common(1)[0][0] for k, c in spellings.items()},
+    )
+
+
+def default_context(settings: DigestSettings | None = None) -> TopicContext:
+    """The context of a change seen on its own: configured containers only."""
+    settings = settings or DigestSettings()
+    return TopicContext(generic=frozenset(topic_key(f) for f in settings.container_folders))
+
+
+def label_topic(label: str) -> str | None:
+    """The part a label names (`area: arm` → `arm`), or None for process labels."""
+    match = _AREA_LABEL.match(label.strip())
+    return match.group(2).strip() if match else None
+
+
+def topics_for(
+    activity: Activity, project: Project, tags: Iterable[str], context: TopicContext
+) -> tuple[str, ...]:
+    """The topics of one change, most specific evidence first (see the module docstring)."""
+    found: dict[str, str] = {}
+
+    def add(name: str) -> None:
+        if topic_key(name):
+            found.setdefault(topic_key(name), name)
+
+    blocked = context.generic | own_names(project)
+    derived: Counter[str] = Counter()
+    globbed: list[str] = []
+    for change in activity.files:
+        rule = next((r for r in project.topics if r.matches_path(change.path)), None)
+        if rule is not None:
+            globbed.append(rule.name)
+            continue
+        candidate = _candidate(change.path, project, context.generic, tuple(context.containers))
+        if candidate is not None:
+            derived[context.display(candidate, project)] += max(1, change.lines)
+    derived_keys = {topic_key(d) for d in derived}
+    for tag in tags:
+        key = topic_key(tag)
+        rule = project.topic_for_key(key)
+        if rule is not None:
+            add(rule.name)
+        elif key == topic_key(CI_TOPIC):
+            add(CI_TOPIC)
+        elif key in _WORK_TAGS:
+            continue
+        elif key in derived_keys or (not project.topics and key not in blocked):
+            add(context.display(tag, project))
+    for label in activity.labels:
+        rule = project.topic_for_key(topic_key(label))
+        area = label_topic(label)
+        if rule is not None:
+            add(rule.name)
+        elif area is not None and topic_key(area) not in blocked:
+            add(context.display(area, project))
+    for name in globbed:
+        add(name)
+    for name, _ in sorted(derived.items(), key=lambda kv: -kv[1]):
+        add(name)
+    return tuple(found.values())

@@ -1,0 +1,235 @@
+"""[immediate] must be right: the classifier against hand-labelled real changes.
+
+`tests/data/urgency_labels.jsonl` holds changes from shared/data/activity, each labelled by
+reading its title and body (revert, ci_gate, breaking, deprecation, new_support, none) with
+a one-line reason. The test runs the real classifier on those changes, prints the confusion
+table (in the terminal summary, on stdout and in any failure message) and holds the
+classifier to: precision of [immediate] ≥ 0.95, recall of reverts and CI gates = 1.0.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from digest.classify import Event, classify_one
+from digest.config import Project
+from digest.model import Activity, FileChange
+from digest.sources.replay import ReplaySource
+from tests.digest_data import ACTIVITY, example_config
+
+LABELS_FILE = Path(__file__).parent / "data" / "urgency_labels.jsonl"
+LABELS = ("revert", "ci_gate", "breaking", "deprecation", "new_support", "none")
+IMMEDIATE = {"ci_gate", "breaking"}
+
+
+@cache
+def labelled() -> tuple[dict[str, str], ...]:
+    return tuple(json.loads(line) for line in LABELS_FILE.read_text().splitlines() if line)
+
+
+@cache
+def activity_by_sha() -> dict[str, Activity]:
+    found: dict[str, Activity] = {}
+    for path in sorted(ACTIVITY.glob("*.jsonl")):
+        for activity in ReplaySource(path).read_all():
+            found[activity.sha] = activity
+    return found
+
+
+def predicted(event: Event) -> str:
+    """The label the classifier gives, most urgent first (as compose picks the item)."""
+    if event.kind in ("revert", "reland"):
+        return "revert"
+    if event.ci_gate:
+        return "ci_gate"
+    if event.breaking:
+        return "breaking"
+    if event.deprecation:
+        return "deprecation"
+    if event.new_support:
+        return "new_support"
+    return "none"
+
+
+@cache
+def outcomes() -> tuple[tuple[dict[str, str], str], ...]:
+    config = example_config()
+    activities = activity_by_sha()
+    return tuple(
+        (r, predicted(classify_one(activities[r["sha"]], config.project(r["repo"]))))
+        for r in labelled()
+    )
+
+
+def confusion_table() -> str:
+    pairs = Counter((r["label"], guess) for r, guess in outcomes())
+    width = max(len(label) for label in LABELS) + 2
+    lines = [
+        "urgency confusion table (rows: hand label, columns: classifier)",
+        " " * width + "".join(f"{label:>{width}}" for label in LABELS),
+    ]
+    for truth in LABELS:
+        row = "".join(f"{pairs[(truth, guess)]:>{width}}" for guess in LABELS)
+        lines.append(f"{truth:<{width}}{row}")
+    wrong = [
+        f"  {r['repo']} {r['sha'][:9]} {r['label']} → {guess}: {r['title'][:70]}"
+        for r, guess in outcomes()
+        if guess != r["label"]
+    ]
+    lines.append(f"immediate precision {immediate_precision():.3f}; misses:")
+    return "\n".join(lines + (wrong or ["  none"]))
+
+
+def immediate_precision() -> float:
+    flagged = [r["label"] for r, guess in outcomes() if guess in IMMEDIATE]
+    return sum(label in IMMEDIATE for label in flagged) / len(flagged) if flagged else 1.0
+
+
+def recall(label: str) -> float:
+    truths = [guess for r, guess in outcomes() if r["label"] == label]
+    return sum(guess == label for guess in truths) / len(truths)
+
+
+class _TableReport:
+    """Writes the confusion table into pytest's terminal summary (visible without -s)."""
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        terminalreporter.write_sep("-", "urgency labels")
+        terminalreporter.write_line(confusion_table())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_table(request: pytest.FixtureRequest) -> None:
+    manager = request.config.pluginmanager
+    if not manager.has_plugin("urgency-table"):
+        manager.register(_TableReport(), "urgency-table")
+
+
+def test_the_labelled_set_is_real_varied_and_explained() -> None:
+    records = labelled()
+    assert len(records) >= 60
+    assert {r["label"] for r in records} == set(LABELS)
+    assert {r["repo"] for r in records} == {
+        "pytorch/executorch",
+        "pytorch/ci-infra",
+        "pydantic/pydantic",
+    }
+    assert len({r["sha"] for r in records}) == len(records)
+    activities = activity_by_sha()
+    for record in records:
+        assert record["sha"] in activities, record
+        assert activities[record["sha"]].title == record["title"], record
+        assert len(record["reason"]) > 15, record
+
+
+def test_immediate_is_precise_and_no_revert_or_ci_gate_is_missed() -> None:
+    table = confusion_table()
+    print(table)
+    assert immediate_precision() >= 0.95, table
+    assert recall("revert") == 1.0, table
+    assert recall("ci_gate") == 1.0, table
+
+
+# ---------------------------------------------------------------- what the data lacks
+
+BARE = Project(repo="acme/widgets", name="widgets")
+
+
+def change(
+    title: str,
+    *paths: str,
+    body: str = "",
+    labels: tuple[str, ...] = (),
+    author: str = "",
+) -> Activity:
+    return Activity(
+        repo="acme/widgets",
+        sha=f"{abs(hash((title, body, labels))):040x}"[:40],
+        title=title,
+        body=body,
+        author=author,
+        labels=labels,
+        landed_at=datetime(2026, 6, 1, tzinfo=UTC),
+        files=tuple(FileChange(path=p, additions=10, deletions=2) for p in paths or ("src/a.py",)),
+    )
+
+
+def urgency(activity: Activity) -> str | None:
+    return classify_one(activity, BARE).urgency
+
+
+@pytest.mark.parametrize(
+    "activity",
+    [
+        change("Rename the client options", body="Done.\n\nBREAKING CHANGE: `timeout` is gone."),
+        change("Rename the client options", body="BREAKING-CHANGE: `timeout` is gone."),
+        change("feat(api)!: drop the v1 endpoints"),
+        change("Rename the client options", labels=("breaking change",)),
+        change("Rename the client options", labels=("semver-major",)),
+        change("Rename the client options", labels=("topic: bc breaking",)),
+        change("Remove deprecated `parse_obj`"),
+        change("Drop support for Python 3.8"),
+    ],
+    ids=["footer", "footer-dash", "bang", "label", "semver-major", "bc-label", "rm-api", "py"],
+)
+def test_a_change_that_says_it_breaks_is_immediate(activity: Activity) -> None:
+    assert urgency(activity) == "immediate"
+
+
+@pytest.mark.parametrize(
+    "activity",
+    [
+        change("Stop using deprecated PassManager"),
+        change("Migrate off deprecated `torch.ao` quantization"),
+        change("Remove usage of deprecated `datetime.utcnow`"),
+        change("remove deprecated guard_size_oblivious from stride sorting logic"),
+        change("Fix deprecation warnings in the loader"),
+        change("Fix breakage", body="A recent upstream change was breaking our build."),
+        change("Rename options", body="This is a non-breaking change: old names still work."),
+        change("Rename the client options", labels=("non-breaking",)),
+        change("Rename options", body="## Breaking changes\nNone"),
+    ],
+    ids=["stop", "migrate", "usage", "from", "warnings", "word", "non", "label", "none"],
+)
+def test_clean_up_and_breaking_words_in_passing_are_no_item(activity: Activity) -> None:
+    assert urgency(activity) is None
+
+
+def test_deprecating_a_public_api_is_planned_for() -> None:
+    assert urgency(change("Deprecate `Model.dict()` in favour of `model_dump()`")) == "plan"
+    assert urgency(change("Mark `parse_raw` as deprecated")) == "plan"
+    body = "Deprecate `resetNative()` in favor of `close()`."
+    assert urgency(change("Android: LlmModule lifecycle", body=body)) == "plan"
+
+
+def test_only_changes_to_what_blocks_merges_are_ci_gates() -> None:
+    assert classify_one(change("Require two reviews", ".github/merge_rules.yaml"), BARE).ci_gate
+    stated = change(
+        "Rework CI", ".github/workflows/ci.yml", body="`lint` is now a required status check."
+    )
+    assert classify_one(stated, BARE).ci_gate
+    for quiet in (
+        change("Gate the nightly build on a label", ".github/workflows/nightly.yml"),
+        change("Add measurement", ".github/workflows/pull.yml", body="No gate change."),
+        change("Increase load test timeout", ".github/workflows/load.yml"),
+        # Words about merges in a code change are not CI.
+        change("Make required checks in the validator stricter", "src/validator.py"),
+    ):
+        assert not classify_one(quiet, BARE).ci_gate, quiet.title
+
+
+def test_a_revert_is_watched_whatever_it_undoes() -> None:
+    revert = change('Revert "feat!: drop v1"', labels=("breaking",))
+    assert classify_one(revert, BARE).kind == "revert"
+    assert urgency(revert) == "monitor"
+    gate = change('Revert "Make lint a required check"', ".github/workflows/ci.yml")
+    assert urgency(gate) == "monitor"
+    back = change('Revert "Revert "Add widgets""')
+    assert classify_one(back, BARE).kind == "reland"
+    assert urgency(back) == "monitor"
