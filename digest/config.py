@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from digest.errors import ConfigError
+from digest.prose.settings import ProseSettings
 
 
 def topic_key(name: str) -> str:
@@ -103,6 +104,7 @@ class WireConfig(BaseModel):
 
     projects: tuple[Project, ...] = ()
     digest: DigestSettings = DigestSettings()
+    prose: ProseSettings = ProseSettings()  # [prose]: rules (default) or an LLM, on a leash
 
     @field_validator("projects")
     @classmethod
