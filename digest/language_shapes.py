@@ -213,7 +213,7 @@ def coordinated(words: list[str]) -> str:
         takes_object = _takes_object(out, at) or is_identifier(out[at + 1])
         if "NOUN" in pos and not after_comma and not takes_object:
             continue  # "Fix parsing and display widths": display is a noun here
-        noun_after = _is_gerund(following) or verb_form(following) == "VBZ"
+        noun_after = _gerund_phrase(out, at + 1) or verb_form(following) == "VBZ"
         if noun_after and not (after_comma and pos == {"VERB"}):
             continue  # "and permute handling", "and permute transforms": a noun phrase
         if after_comma and len(_conjunct_before(out, at)) < 2:

@@ -87,10 +87,21 @@ def is_identifier(word: str) -> bool:
 
 
 def verb_lemma(word: str) -> str | None:
-    """The base verb `word` is a form of ("fixed" → "fix"), by the lexicon; None if none."""
+    """The base verb `word` is a form of ("fixed" → "fix"), by the lexicon; None if none.
+
+    A word the lexicon lacks is a form of a new verb when its lemma by lemminflect's rules
+    looks like one ("relands" → "reland", "sympifies" → "sympify").
+    """
     word = bare(word).lower()
     lemmas = _lemmas(word).get("VERB") or _lemmas(word).get("AUX")
-    return lemmas[0] if lemmas else None
+    if lemmas:
+        return lemmas[0]
+    if _lemmas(word) or not word.isalpha():
+        return None
+    for lemma in lemminflect.getAllLemmasOOV(word, upos="VERB").get("VERB", ()):
+        if lemma != word and looks_like_new_verb(lemma):
+            return lemma
+    return None
 
 
 def is_base_verb(word: str) -> bool:

@@ -237,7 +237,7 @@ def is_dependency_bump(title: str, author: str = "", labels: Iterable[str] = ())
         return BumpInfo(
             package=f"{group.group('pkg')} group", security=security, count=int(group.group("n"))
         )
-    if update := _UPDATE_TO.match(subject):
+    if (update := _UPDATE_TO.match(subject)) and update.group("pkg").lower() != "version":
         return BumpInfo(
             package=update.group("pkg").strip("`"),
             from_version=update.group("from"),

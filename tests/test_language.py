@@ -1,0 +1,182 @@
+"""Titles into clauses (rule N6): explicit shapes, and properties over every real title."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+
+import lemminflect
+import pytest
+
+from digest.language import clause, nominalize, split_verb, third_person
+from digest.titles import split_title
+from tests.digest_data import ACTIVITY
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        (
+            "Ignore malformed PEP 723 scripts during project checks",
+            "ignores malformed PEP 723 scripts during project checks",
+        ),
+        (
+            "Factor out configured package index precedence",
+            "factors out configured package index precedence",
+        ),
+        ("Use Y's flag in Z", "uses Y's flag in Z"),
+        ("Back out the arena allocator", "backs out the arena allocator"),
+        ("Clean up stale caches", "cleans up stale caches"),
+        ("Roll back the pin", "rolls back the pin"),
+        ("Opt in to strict mode", "opts in to strict mode"),
+        ("Set up nightly wheels", "sets up nightly wheels"),
+        ("Speed up schema building", "speeds up schema building"),
+        ("Python 3.15 wheels for macOS", "adds Python 3.15 wheels for macOS"),
+        ("Support for `TypedDict` extra items", "adds support for `TypedDict` extra items"),
+        ("Adds JSON schema titles", "adds JSON schema titles"),
+        ("Fixed flaky test", "fixes flaky test"),
+        ("Adding Qwen3 support", "adds Qwen3 support"),
+        ("Handling of `None` defaults", "handles `None` defaults"),
+        ("Globally serialize XNNPACK execution", "globally serializes XNNPACK execution"),
+        ("Only deepcopy non-updated fields", "only deepcopies non-updated fields"),
+        ("Don't link libdl when cross-compiling", "stops linking libdl when cross-compiling"),
+        ("Do not skip the fusion pass", "stops skipping the fusion pass"),
+        ("Module implements Closeable", "makes Module implement Closeable"),
+        ("Cadence tests should retry", "makes Cadence tests retry"),
+        ("Addition of new APIs for QNN", "adds new APIs for QNN"),
+        ("Removal of `eval_type_backport()`", "removes `eval_type_backport()`"),
+        ("MoE prefill perf improvement", "brings MoE prefill perf improvement"),
+        (
+            "Integer overflow in Allocator::allocate()",
+            "fixes Integer overflow in Allocator::allocate()",
+        ),
+        ("New Neutron-C flow support", "adds new Neutron-C flow support"),
+        ("Cleanup dim-order handling", "cleans up dim-order handling"),
+        ("Fallback to `create_model()` overloads", "falls back to `create_model()` overloads"),
+        ("Re-land XNNPACK update", "re-lands XNNPACK update"),
+        ("Sympify tosa.RESIZE lowering", "sympifies tosa.RESIZE lowering"),
+        ("Precompute T1 offset", "precomputes T1 offset"),
+        (
+            "Add AI policy, update contributing guidelines",
+            "adds AI policy, updates contributing guidelines",
+        ),
+        ("Build and install shared libraries", "builds and installs shared libraries"),
+        ("Split CI into fast and slow gates", "splits CI into fast and slow gates"),
+        ("Recognise `WindowsPath` as a schema type", "recognises `WindowsPath` as a schema type"),
+        ("heap profiling at runtime", "adds heap profiling at runtime"),
+        ("Do X.", "does X"),
+    ],
+)
+def test_clause_of_each_title_shape(subject: str, expected: str) -> None:
+    assert clause(subject) == expected
+
+
+def test_a_known_verb_is_conjugated_without_reading_the_title_again() -> None:
+    assert clause("missing `max_length` check", verb="fix") == "fixes missing `max_length` check"
+    assert clause("", verb="back out") == "backs out"
+
+
+@pytest.mark.parametrize(
+    ("imperative", "third"),
+    [
+        ("apply", "applies"),
+        ("do", "does"),
+        ("switch", "switches"),
+        ("go", "goes"),
+        ("back out", "backs out"),
+    ],
+)
+def test_third_person_comes_from_the_lexicon(imperative: str, third: str) -> None:
+    assert third_person(imperative) == third
+
+
+def test_split_verb_keeps_particles_and_declines_noun_phrases() -> None:
+    assert split_verb("Factor out index precedence") == ("factor out", "index precedence")
+    assert split_verb("Cleanup of stale caches") == ("clean up", "stale caches")
+    assert split_verb("Support for X") == (None, "Support for X")
+    assert split_verb("Python 3.15 wheels") == (None, "Python 3.15 wheels")
+
+
+def test_nominalize_is_unchanged_for_reverts() -> None:
+    assert (
+        nominalize("Globally serialize XNNPACK execution, add logging") == "XNNPACK serialization"
+    )
+    assert nominalize("Frobnicate the widgets") is None
+
+
+# ---------------------------------------------------------------- properties on real titles
+
+_FILES = (
+    "pydantic-pydantic-2026-q2.jsonl",
+    "pytorch-executorch-2026-q2.jsonl",
+    "pytorch-ci-infra-2026-05.jsonl",
+)
+_ADVERB = re.compile(r"^(\w+ly|only|always|also|just|still|now|early)$")
+
+
+@cache
+def real_subjects() -> tuple[str, ...]:
+    if not ACTIVITY.exists():
+        return ()
+    subjects = []
+    for name in _FILES:
+        for line in (ACTIVITY / name).read_text().splitlines():
+            title = json.loads(line)["message"].splitlines()[0]
+            subjects.append(split_title(title).subject)
+    return tuple(subjects)
+
+
+def _is_third_person(word: str) -> bool:
+    """A third-person singular verb form, asked of lemminflect directly (OOV rules included)."""
+    for head in (word, word.rpartition("-")[2]):
+        lemmas = lemminflect.getAllLemmas(head).get("VERB") or lemminflect.getAllLemmasOOV(
+            head, upos="VERB"
+        ).get("VERB", ())
+        if any(
+            head in lemminflect.getAllInflections(lemma, upos="VERB").get("VBZ", ())
+            for lemma in lemmas
+        ):
+            return True
+        if any(lemminflect.getInflection(lemma, tag="VBZ")[0] == head for lemma in lemmas):
+            return True
+    return False
+
+
+def _identifiers(subject: str) -> list[str]:
+    spans = re.findall(r"`[^`]+`", subject)
+    words = re.findall(r"(?<![\w`])[A-Za-z_][\w.]*[A-Z_.][\w.]*", re.sub(r"`[^`]+`", " ", subject))
+    return spans + [w.rstrip(".") for w in words if not w.istitle() and len(w) > 1]
+
+
+def test_every_real_title_becomes_a_clause_led_by_a_third_person_verb() -> None:
+    subjects = real_subjects()
+    if not subjects:
+        pytest.skip("../shared/data/activity is absent: no real titles to read")
+    failures = []
+    for subject in subjects:
+        words = clause(subject).split()
+        while len(words) > 1 and _ADVERB.match(words[0]):
+            words = words[1:]
+        if not _is_third_person(words[0]) or words[0] == "lands" or words[0] != words[0].lower():
+            failures.append((subject, clause(subject)))
+    assert len(subjects) > 1300
+    assert failures == []
+
+
+def test_real_titles_keep_their_identifiers_and_never_paste_a_capitalised_verb() -> None:
+    subjects = real_subjects()
+    if not subjects:
+        pytest.skip("../shared/data/activity is absent: no real titles to read")
+    lost, pasted = [], []
+    for subject in subjects:
+        result = clause(subject)
+        lost += [(subject, i) for i in _identifiers(subject) if i not in result]
+        after_verb = result.split()[1] if len(result.split()) > 1 else ""
+        own_words = subject.split()[1:2] == [after_verb]  # "Enable Add Tensor": the Add op
+        if after_verb[:1].isupper() and after_verb[1:].islower() and not own_words:
+            pos = lemminflect.getAllLemmas(after_verb.lower())
+            if set(pos) == {"VERB"}:
+                pasted.append((subject, result))
+    assert lost == []
+    assert pasted == []
