@@ -3,7 +3,7 @@
 Packages, lowest first; a package imports only from those above it in this list
 (`tests/test_architecture.py` holds the code to it):
 
-    errors, settings, options   leaves: the error tree and the typed configuration
+    errors, settings, config_errors   leaves: the error tree and the typed configuration
     store/       SQLAlchemy tables, migrations and the repositories over them
     delivery/    the outbox worker, pacing, story parts and the Platform protocol
     acks/        acknowledgements, reminders and the unacknowledged-item query

@@ -2,38 +2,38 @@
 
 Precedence, highest first: keyword arguments, environment, `.env`, the TOML file given by
 `--config` / WIRE_CONFIG, defaults. The TOML file is shared with `digest.config`: these
-settings read only their own tables ([service] for the top-level keys, [delivery], [acks],
-[schedule], [slack], [discord], [github]) and ignore [[projects]], [digest] and the rest.
+settings read [service] (the top-level keys), their sections ([delivery], [acks],
+[schedule], [slack], [discord], [github], [demo], …) and [[subscriptions]], and leave
+[[projects]], [digest] and [prose] to `WireConfig`.
 
-Every problem becomes one sentence naming the key and what it expects, e.g.
-"WIRE_DELIVERY__MAX_ATTEMPTS: expected an integer ≥ 1, got 'x'". Tokens are `SecretStr`:
-never in `repr`, logs or error messages.
+The file is read strictly: a table neither model declares, or a key its section does not
+declare, is refused at start with the closest known name ("[service] first_lookbak:
+unknown key in config/x.toml; did you mean first_lookback?"). Every problem becomes one
+sentence naming the key and what it expects, e.g. "WIRE_DELIVERY__MAX_ATTEMPTS: expected an
+integer ≥ 1, got 'x'" (see `bot.config_errors`). Tokens are `SecretStr`: never in `repr`,
+logs or error messages.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tomllib
-import types
-import typing
 from contextvars import ContextVar
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import annotated_types
-from apscheduler.triggers.cron import CronTrigger
 from dotenv import dotenv_values
 from pydantic import (
     AfterValidator,
+    AwareDatetime,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     SecretStr,
     ValidationError,
+    model_validator,
 )
 from pydantic_settings import (
     BaseSettings,
@@ -44,56 +44,27 @@ from pydantic_settings import (
 from pydantic_settings import SettingsError as PydanticSettingsError
 from sqlalchemy.engine import make_url
 
+from bot.config_errors import (
+    cron_spec,
+    env_name,
+    from_file,
+    http_url,
+    model_of,
+    parse_duration,
+    positive,
+    read_toml,
+    sentence,
+    setting_duration,
+    timezone_name,
+    unknown_keys,
+)
 from bot.errors import SettingsError
+from digest.config import WireConfig
 
+__all__ = ["Duration", "HttpUrl", "Settings", "load_settings", "parse_duration"]
 PlatformName = Literal["slack", "discord", "console"]
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-DURATION_HINT = "a duration such as 90s, 30m, 2h or 7d"
-
-
-def parse_duration(value: Any) -> Any:
-    """ "90s", "30m", "1h30m", "7d", "2w" or a number of seconds → timedelta."""
-    if isinstance(value, timedelta | int | float) and not isinstance(value, bool):
-        return value if isinstance(value, timedelta) else timedelta(seconds=value)
-    text = str(value).strip().lower()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return timedelta(seconds=float(text))
-    if not text or _DURATION.sub("", text).strip():
-        raise ValueError(f"expected {DURATION_HINT}")
-    return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in _DURATION.findall(text)))
-
-
-def _positive(value: timedelta) -> timedelta:
-    if value <= timedelta(0):
-        raise ValueError(f"expected {DURATION_HINT}, longer than zero")
-    return value
-
-
-def _cron(value: str) -> str:
-    try:
-        CronTrigger.from_crontab(value)
-    except ValueError:
-        raise ValueError("expected a five-field cron spec such as '0 9 * * 1-5'") from None
-    return value
-
-
-def _zone(value: str) -> str:
-    try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError("expected an IANA timezone such as 'Europe/Paris' or 'UTC'") from None
-    return value
-
-
-def _http_url(value: str) -> str:
-    if not re.match(r"^https?://[^/\s]+", value):
-        raise ValueError("expected an http(s) URL")
-    return value
-
-
-Duration = Annotated[timedelta, BeforeValidator(parse_duration), AfterValidator(_positive)]
-HttpUrl = Annotated[str, AfterValidator(_http_url)]
+Duration = Annotated[timedelta, BeforeValidator(setting_duration), AfterValidator(positive)]
+HttpUrl = Annotated[str, AfterValidator(http_url)]
 
 
 class _Section(BaseModel):
@@ -130,9 +101,9 @@ class AckSettings(_Section):
 class ScheduleSettings(_Section):
     """When channels get their digest unless a channel sets its own schedule."""
 
-    default_cron: Annotated[str, AfterValidator(_cron)] = "0 9 * * 1-5"
+    default_cron: Annotated[str, AfterValidator(cron_spec)] = "0 9 * * 1-5"
     max_lookback: Duration = timedelta(days=7)
-    timezone: Annotated[str, AfterValidator(_zone)] = "UTC"
+    timezone: Annotated[str, AfterValidator(timezone_name)] = "UTC"
 
 
 class HttpSettings(_Section):
@@ -179,19 +150,105 @@ class DiscordSettings(_Section):
 
 
 class GitHubSettings(_Section):
-    """GitHub token (optional for public repositories) and API base URL."""
+    """GitHub token (optional for public repositories), API base URL, and the secret GitHub
+    signs webhook deliveries with (unset: no webhook receiver; see `bot.realtime`)."""
 
     token: SecretStr | None = None
     api_url: HttpUrl = "https://api.github.com"
+    webhook_secret: SecretStr | None = None
 
 
-SECTIONS = ("http", "delivery", "acks", "schedule", "slack", "discord", "github")
+class RealtimeSettings(_Section):
+    """Bulletins: [immediate] items sent as they land (see `bot.realtime`).
+
+    GitHub POSTs webhook deliveries to `path` on the service's web server (when
+    [github] webhook_secret is set). A repository whose webhook delivered nothing for
+    `webhook_fresh_for` is polled every `poll_interval` instead (unless `polling` is off).
+    A change that landed longer than `max_age` ago is left to the digest.
+    """
+
+    path: str = Field(default="/github/webhook", pattern=r"^/\S*$")
+    poll_interval: Duration = timedelta(minutes=2)
+    polling: bool = True
+    webhook_fresh_for: Duration = timedelta(hours=6)
+    max_age: Duration = timedelta(hours=1)
+    max_attempts: int = Field(default=8, ge=1)
+
+
+class WebSettings(_Section):
+    """The story archive on the service's web server (see `bot.web`).
+
+    `enabled` serves it (and so starts the web server); `public_url` is where readers reach
+    it, and each posted story's parent message links to its page there (unset: no link).
+    Stories of a project marked `private = true` are listed and served only to a reader
+    holding `token`. `/metrics` is served on the same server when `metrics` is on.
+    """
+
+    enabled: bool = False
+    public_url: HttpUrl | None = None
+    token: SecretStr | None = None
+    page_size: int = Field(default=20, ge=1, le=200)
+    metrics: bool = True
+
+
+class LogSettings(_Section):
+    """How the service logs: `text` lines for a terminal, or `json` lines (time, level,
+    logger, event and the delivery, story and channel ids where known; see `bot.logs`)."""
+
+    format: Literal["text", "json"] = "text"
+
+
+class SubscriptionSeed(_Section):
+    """A subscription kept as code: created at start when missing (idempotent), the same as
+    `/wire subscribe TARGET -EXCLUDE…` typed in that channel.
+
+    `workspace` is the Slack team id (T…) or the Discord server id; the console's is
+    "local". `target` is what `/wire subscribe` takes: an alias, owner/repo, topic:NAME or
+    "owner/repo topic:NAME"; `exclude` holds "author:NAME" and "topic:NAME" entries.
+    """
+
+    platform: PlatformName = "console"
+    workspace: str = "local"
+    channel: str = Field(min_length=1)
+    target: str = Field(min_length=1)
+    exclude: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _workspace_named(self) -> SubscriptionSeed:
+        if self.platform != "console" and self.workspace == "local":
+            raise ValueError(f"a {self.platform} subscription needs its workspace id")
+        return self
+
+    def command(self) -> str:
+        """The `/wire subscribe …` command that creates it."""
+        return " ".join(["/wire subscribe", self.target, *(f"-{x}" for x in self.exclude)])
+
+
+class DemoSettings(_Section):
+    """The bundled demo's fixed clock (its data was recorded in May 2026).
+
+    With `now` set, every window ends at that instant instead of at the wall-clock time, so
+    the demo tells the same story on any day. `subscriptions` is the older spelling of the
+    top-level [[subscriptions]] table, still read.
+    """
+
+    now: AwareDatetime | None = None
+    subscriptions: tuple[SubscriptionSeed, ...] = ()
+
+
 _toml_values: ContextVar[dict[str, Any] | None] = ContextVar("_toml_values", default=None)
 
 
 class Settings(BaseSettings):
-    """Everything the service needs besides the project list (see `digest.config`)."""
+    """Everything the service needs besides the project list (see `digest.config`).
 
+    The fields up to `misfire_grace` are the [service] table (WIRE_<KEY>); each model field
+    after them is a table of its own (WIRE_<TABLE>__<KEY>, or WIRE_<TABLE> as JSON).
+    """
+
+    # "ignore", unlike the sections' "forbid": the environment and `.env` are shared with
+    # other programs (WIRE_CONFIG, WIRE_PROSE_API_KEY, …). The file's [service] table is
+    # checked key by key instead (see `load_settings`).
     model_config = SettingsConfigDict(
         env_prefix="WIRE_",
         env_nested_delimiter="__",
@@ -204,6 +261,14 @@ class Settings(BaseSettings):
     database_url: str = Field(default="sqlite+aiosqlite:///var/wire.db", repr=False)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     platforms: tuple[PlatformName, ...] = ()
+    # The first digest of a channel looks back this far (later ones start where it ended).
+    first_lookback: Duration = timedelta(days=1)
+    # Post the "no news" story of a quiet window, or nothing?
+    deliver_no_news: bool = False
+    # A digest lists the [immediate] items nobody acknowledged within this long.
+    carry_unacked_for: Duration = timedelta(days=7)
+    # A scheduled run missed (the process was down) by less than this still fires, once.
+    misfire_grace: Duration = timedelta(hours=1)
     http: HttpSettings = HttpSettings()
     delivery: DeliverySettings = DeliverySettings()
     acks: AckSettings = AckSettings()
@@ -211,6 +276,11 @@ class Settings(BaseSettings):
     slack: SlackSettings = SlackSettings()
     discord: DiscordSettings = DiscordSettings()
     github: GitHubSettings = GitHubSettings()
+    realtime: RealtimeSettings = RealtimeSettings()
+    web: WebSettings = WebSettings()
+    log: LogSettings = LogSettings()
+    demo: DemoSettings = DemoSettings()
+    subscriptions: tuple[SubscriptionSeed, ...] = ()  # [[subscriptions]]
 
     @classmethod
     def settings_customise_sources(
@@ -229,6 +299,18 @@ class Settings(BaseSettings):
         """The database URL with its password hidden, for logs."""
         return make_url(self.database_url).render_as_string(hide_password=True)
 
+    def now(self) -> datetime:
+        """Where windows end: the demo's fixed instant if set, else the current time (UTC)."""
+        return self.demo.now.astimezone(UTC) if self.demo.now else datetime.now(UTC)
+
+    @property
+    def seeds(self) -> tuple[tuple[str, SubscriptionSeed], ...]:
+        """Every subscription of the file with the table it came from, once each."""
+        found = [("subscriptions", seed) for seed in self.subscriptions]
+        found += [("demo.subscriptions", seed) for seed in self.demo.subscriptions]
+        seen: set[SubscriptionSeed] = set()
+        return tuple((t, s) for t, s in found if not (s in seen or seen.add(s)))
+
     def enabled_platforms(self) -> tuple[PlatformName, ...]:
         """`platforms` if set, else every chat platform whose token is set (else console)."""
         if self.platforms:
@@ -244,35 +326,75 @@ class Settings(BaseSettings):
         return found or ("console",)
 
 
+# The tables of the file: [service] (the settings' own keys), each section of the settings,
+# and what `digest.config.WireConfig` reads ([[projects]], [digest], [prose], …).
+SECTIONS = tuple(
+    name for name, info in Settings.model_fields.items() if model_of(info.annotation)[0]
+)
 REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
     "slack": (("slack", "bot_token"), ("slack", "signing_secret")),
     "discord": (("discord", "bot_token"),),
 }
 
 
-def load_settings(
-    *, config: str | Path | None = None, env_file: str | Path | None = ".env", **overrides: Any
-) -> Settings:
-    """Read the settings; `config` (else WIRE_CONFIG) names the TOML file.
+def file_tables() -> dict[str, tuple[type[BaseModel], set[str]] | None]:
+    """Every table the shared file may hold → (model, its fields the table does not hold),
+    or None for WireConfig's tables, whose keys `digest.config` checks."""
+    tables: dict[str, tuple[type[BaseModel], set[str]] | None] = {
+        "service": (Settings, set(SECTIONS))
+    }
+    for name in SECTIONS:
+        model = model_of(Settings.model_fields[name].annotation)[0]
+        assert model is not None
+        tables[name] = (model, set())
+    tables.update({name: None for name in WireConfig.model_fields})
+    return tables
 
-    Raises `SettingsError` with one sentence per missing or wrong setting.
+
+def load_settings(
+    *,
+    config: str | Path | None = None,
+    env_file: str | Path | None = ".env",
+    config_origin: str = "--config",
+    **overrides: Any,
+) -> Settings:
+    """Read the settings; `config` (else WIRE_CONFIG) names the file, and `config_origin`
+    says where that name came from in error sentences.
+
+    Raises `SettingsError` with one sentence per unknown, missing or wrong setting.
     """
-    path = config or os.environ.get("WIRE_CONFIG") or _dotenv(env_file).get("WIRE_CONFIG")
-    toml = _read_toml(Path(path)) if path else {}
+    dotenv = _dotenv(env_file)
+    if config:
+        path, origin = config, config_origin
+    elif os.environ.get("WIRE_CONFIG"):
+        path, origin = os.environ["WIRE_CONFIG"], "WIRE_CONFIG"
+    else:
+        path, origin = dotenv.get("WIRE_CONFIG"), f"WIRE_CONFIG in {env_file}"
+    raw = read_toml(Path(path), origin) if path else {}
+    problems = unknown_keys(raw, tables=file_tables(), path=path or "")
+    toml: dict[str, Any] = dict(raw.get("service", {}))
+    toml.update({name: raw[name] for name in SECTIONS if name in raw})
     token = _toml_values.set(toml)
+    settings = None
     try:
         settings = Settings(_env_file=env_file, **({"config": path} if path else {}), **overrides)
     except ValidationError as exc:
-        problems = [_sentence(error, toml, path, env_file) for error in exc.errors()]
-        raise SettingsError(problems) from None
+        for error in exc.errors():
+            in_toml = bool(toml) and from_file(error["loc"], toml, dotenv)
+            if not (in_toml and error["type"] == "extra_forbidden"):  # said above
+                problems.append(
+                    sentence(error, root=Settings, sections=SECTIONS, from_file=in_toml, path=path)
+                )
     except PydanticSettingsError as exc:  # a WIRE_<TABLE> variable that is not JSON
         field = re.search(r'field "(\w+)"', str(exc))
-        name = _env_name((field.group(1),)) if field else "WIRE_*"
-        raise SettingsError([f"{name}: expected a JSON object of its settings"]) from None
+        name = env_name((field.group(1),)) if field else "WIRE_*"
+        problems.append(f"{name}: expected a JSON object of its settings")
     finally:
         _toml_values.reset(token)
+    if problems or settings is None:
+        raise SettingsError(problems)
     missing = [
-        f"{_env_name(loc)}: required when {name!r} is an enabled platform, but not set"
+        f"{env_name(loc)}: required when {name!r} is an enabled platform, but not set"
         for name in settings.enabled_platforms()
         for loc in REQUIRED.get(name, ())
         if getattr(getattr(settings, loc[0]), loc[1]) is None
@@ -282,97 +404,7 @@ def load_settings(
     return settings
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SettingsError([f"WIRE_CONFIG: config file {path} does not exist"]) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError([f"WIRE_CONFIG: config file {path} is not valid TOML: {exc}"]) from None
-    values: dict[str, Any] = dict(raw.get("service", {}))
-    values.update({name: raw[name] for name in SECTIONS if name in raw})
-    return values
-
-
 def _dotenv(env_file: str | Path | None) -> dict[str, str | None]:
     if env_file is None or not Path(env_file).is_file():
         return {}
     return dotenv_values(env_file)
-
-
-def _env_name(loc: tuple[Any, ...]) -> str:
-    return "WIRE_" + "__".join(str(part).upper() for part in loc)
-
-
-def _from_toml(loc: tuple[Any, ...], toml: dict[str, Any], env_file: str | Path | None) -> bool:
-    name = _env_name(loc)
-    in_env = {k.upper() for k in os.environ} | {k.upper() for k in _dotenv(env_file)}
-    if any(name == key or name.startswith(key + "__") for key in in_env):
-        return False
-    node: Any = toml
-    for part in loc:
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-    return True
-
-
-def _field(loc: tuple[Any, ...]) -> Any:
-    """The FieldInfo at `loc` in Settings, or None where loc leaves the models."""
-    model: Any = Settings
-    found = None
-    for part in loc:
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            return None
-        found = model.model_fields.get(str(part))
-        if found is None:
-            return None
-        model = found.annotation
-    return found
-
-
-def _choices(values: tuple[Any, ...]) -> str:
-    quoted = [repr(v) for v in values]
-    return ", ".join(quoted[:-1]) + " or " + quoted[-1] if len(quoted) > 1 else "".join(quoted)
-
-
-def _expected(field: Any) -> str:
-    annotation = field.annotation
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
-        annotation = args[0]
-    if typing.get_origin(annotation) is Literal:
-        return "one of " + _choices(typing.get_args(annotation))
-    if typing.get_origin(annotation) is tuple:
-        return "a list of " + _choices(typing.get_args(typing.get_args(annotation)[0]))
-    base = {int: "an integer", float: "a number", bool: "true or false", timedelta: DURATION_HINT}
-    text = base.get(annotation, "a string")
-    marks = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}
-    for meta in field.metadata:
-        if isinstance(
-            meta, annotated_types.Ge | annotated_types.Gt | annotated_types.Le | annotated_types.Lt
-        ):
-            attr = next(name for name in marks if hasattr(meta, name))
-            text += f" {marks[attr]} {getattr(meta, attr):g}"
-    return text
-
-
-def _sentence(error: Any, toml: dict[str, Any], path: Any, env_file: str | Path | None) -> str:
-    loc = tuple(part for part in error["loc"] if not isinstance(part, int))
-    where = _env_name(loc)
-    if toml and _from_toml(loc, toml, env_file):
-        in_section = len(loc) > 1 and loc[0] in SECTIONS
-        table = f"[{loc[0]}]" if in_section else "[service]"
-        key = ".".join(str(part) for part in (loc[1:] if in_section else loc))
-        where = f"{key} in {table} of {path}"
-    if error["type"] == "extra_forbidden":
-        return f"{where}: unknown setting"
-    field = _field(loc)
-    message = str(error.get("msg", ""))
-    if error["type"] == "value_error":
-        expected = message.removeprefix("Value error, ").removeprefix("expected ")
-    else:
-        expected = _expected(field) if field is not None else message
-    secret = field is not None and "SecretStr" in str(field.annotation)
-    got = "" if secret or "input" not in error else f", got {error['input']!r}"
-    return f"{where}: expected {expected}{got}"

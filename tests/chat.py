@@ -9,15 +9,15 @@ the typed text and the database is the real code, on a real SQLite file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.commands.handlers import Commands
 from bot.commands.replies import Context, Reply
 from bot.delivery.parts import Part
 from bot.delivery.platform import render_text
-from bot.options import Options
+from bot.settings import AckSettings, DemoSettings, OncallHandles, ScheduleSettings, Settings
 from bot.store import Store, upgrade_database
 from digest.config import Project, WireConfig, load_config
 from digest.sources import Source, open_source
@@ -38,12 +38,28 @@ def demo_source(project: Project) -> Source:
     return open_source(f"replay:{DEMO_ACTIVITY}", repo=project.repo)
 
 
-def demo_options(**changes: object) -> Options:
-    """Options with the demo's fixed clock and two-day first look-back."""
-    from datetime import timedelta
+def settings_with(
+    *,
+    now: datetime | None = None,
+    default_cron: str = "0 9 * * 1-5",
+    max_lookback: timedelta = timedelta(days=7),
+    oncall: dict[str, str] | None = None,
+    **service: object,
+) -> Settings:
+    """Service settings (no environment, no `.env`) with the demo clock at `now`, the given
+    schedule defaults and on-call handles, and [service] keys such as first_lookback."""
+    return Settings(
+        _env_file=None,
+        demo=DemoSettings(now=now),
+        schedule=ScheduleSettings(default_cron=default_cron, max_lookback=max_lookback),
+        acks=AckSettings(oncall=OncallHandles(**(oncall or {}))),
+        **service,
+    )
 
-    base = Options(fixed_now=DEMO_NOW, first_lookback=timedelta(days=2))
-    return replace(base, **changes)
+
+def demo_settings(**changes: object) -> Settings:
+    """Settings with the demo's fixed clock and two-day first look-back."""
+    return settings_with(**{"now": DEMO_NOW, "first_lookback": timedelta(days=2), **changes})
 
 
 async def sqlite_store(tmp_path: Path) -> Store:
@@ -98,7 +114,7 @@ class WireChat:
         store: Store,
         *,
         config: WireConfig | None = None,
-        options: Options | None = None,
+        settings: Settings | None = None,
         platform: ChatPlatform | None = None,
         channel: str = "C1",
         user: tuple[str, str] = ("U1", "alice"),
@@ -108,7 +124,7 @@ class WireChat:
         self.commands = Commands(
             store=store,
             config=config or demo_config(),
-            options=options or demo_options(),
+            settings=settings or demo_settings(),
             source_for=demo_source,
             platforms={self.platform.name: self.platform},
         )

@@ -157,7 +157,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "xoxb-wire-test"
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 DEMO_NOW = datetime(2026, 5, 27, tzinfo=UTC)
-_SEEDS = re.compile(r"^\s*\[\[demo\.subscriptions\]\]\n(?:^[ \t]*\w+ = .*\n)+", re.MULTILINE)
+_SEEDS = re.compile(r"^\s*\[\[(?:demo\.)?subscriptions\]\]\n(?:^[ \t]*\w+ = .*\n)+", re.MULTILINE)
 
 
 def demo_config(tmp_path: Path, *, activity: Path | None = None) -> Path:
@@ -166,7 +166,7 @@ def demo_config(tmp_path: Path, *, activity: Path | None = None) -> Path:
     text = _SEEDS.sub("", (ROOT / "config/demo.toml").read_text(encoding="utf-8"))
     source = activity or ROOT / "demo/activity.jsonl"
     text = text.replace("replay:demo/activity.jsonl", f"replay:{source}")
-    assert "demo.subscriptions" not in text and f"replay:{source}" in text
+    assert "subscriptions]]" not in text and f"replay:{source}" in text
     path = tmp_path / "wire.toml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -179,7 +179,9 @@ async def slack_service(
     """The real service with Slack as its only platform, its API at `slack_api_url`, its
     web server on a free loopback port; yields it and a sender to its request URL (none in
     Socket Mode). `slack=` adds to the Slack settings."""
+    config = config or demo_config(tmp_path)
     settings = load_settings(
+        config=config,
         env_file=None,
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}",
         http={"host": "127.0.0.1", "port": 0},
@@ -193,7 +195,7 @@ async def slack_service(
         platforms=("slack",),
         **overrides,
     )
-    wire_config = load_config(config or demo_config(tmp_path))
+    wire_config = load_config(config)
     async with await Service.start(settings=settings, config=wire_config) as service:
         await service.start_frontends()
         url = f"{service.web_url}{settings.slack.path}" if service.web_url else ""

@@ -16,7 +16,6 @@ from bot.app.service import Service
 from bot.chat.adapters import ConsoleAdapter, Hub, adapters_for
 from bot.commands.handlers import Commands
 from bot.delivery.platform import ConsolePlatform
-from bot.options import options_from
 from bot.settings import HttpSettings, load_settings
 from bot.store import Store
 from digest.config import load_config
@@ -132,9 +131,9 @@ class GatewayAdapter:
 
 def _hub(store: Store) -> Hub:
     config = load_config(ROOT / "config/demo.toml")
-    options = options_from(settings=load_settings(env_file=None), config=config)
-    commands = Commands(store=store, config=config, options=options, source_for=lambda p: None)
-    return Hub(store=store, commands=commands, options=options, platforms={})
+    settings = load_settings(env_file=None)
+    commands = Commands(store=store, config=config, settings=settings, source_for=lambda p: None)
+    return Hub(store=store, commands=commands, settings=settings, platforms={})
 
 
 @pytest.mark.postgres

@@ -80,6 +80,7 @@ def settings_for(loopback: LoopbackDiscord, tmp_path: Path, **discord_overrides:
     }
     extra = {"acks": acks} if acks else {}
     return load_settings(
+        config=ROOT / "config/demo.toml",
         env_file=None,
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}",
         platforms=("discord",),

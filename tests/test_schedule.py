@@ -10,10 +10,10 @@ import time_machine
 
 from bot.delivery.parts import ActionItemPart, ParentPart, ReminderPart
 from bot.delivery.worker import Worker
-from bot.options import Options
 from bot.schedule.crontab import next_fire, trigger_for
 from bot.schedule.newsroom import apply_excludes
 from bot.schedule.scheduler import Scheduler
+from bot.settings import Settings
 from bot.store import Store
 from digest.model import Window
 from digest.sources import open_source
@@ -22,8 +22,9 @@ from tests.chat import (
     ChatPlatform,
     WireChat,
     demo_config,
-    demo_options,
+    demo_settings,
     demo_source,
+    settings_with,
     sqlite_store,
 )
 
@@ -39,17 +40,17 @@ async def store(tmp_path) -> AsyncIterator[Store]:
         await opened.close()
 
 
-def make(store: Store, options: Options, platform: ChatPlatform | None = None):
+def make(store: Store, settings: Settings, platform: ChatPlatform | None = None):
     platform = platform or ChatPlatform()
     scheduler = Scheduler(
         store=store,
         config=demo_config(),
-        options=options,
+        settings=settings,
         source_for=demo_source,
         platforms={platform.name: platform},
         worker=Worker(store, [platform]),
     )
-    return scheduler, WireChat(store, options=options, platform=platform), platform
+    return scheduler, WireChat(store, settings=settings, platform=platform), platform
 
 
 def parents(platform: ChatPlatform) -> list[tuple[str, ParentPart]]:
@@ -57,7 +58,7 @@ def parents(platform: ChatPlatform) -> list[tuple[str, ParentPart]]:
 
 
 async def test_first_run_posts_the_story_and_a_second_run_posts_nothing(store: Store) -> None:
-    scheduler, wire, platform = make(store, demo_options())
+    scheduler, wire, platform = make(store, demo_settings())
     await wire("/wire subscribe executorch ci-infra")
     report = await scheduler.run_due(datetime.now(UTC))
     assert (report.due, report.composed, report.enqueued) == (1, 1, 1)
@@ -69,7 +70,7 @@ async def test_first_run_posts_the_story_and_a_second_run_posts_nothing(store: S
 
 
 async def test_one_composition_per_filter_however_many_channels(store: Store) -> None:
-    scheduler, wire, platform = make(store, demo_options())
+    scheduler, wire, platform = make(store, demo_settings())
     for channel in ("C1", "C2", "C3"):
         await wire("/wire subscribe executorch ci-infra", channel=channel)
     await wire("/wire subscribe ci-infra topic:grafana", channel="C4")
@@ -80,8 +81,8 @@ async def test_one_composition_per_filter_however_many_channels(store: Store) ->
 
 
 async def test_windows_after_downtime_have_no_gap_and_no_overlap(store: Store) -> None:
-    options = Options(default_cron="0 9 * * *", first_lookback=timedelta(hours=12))
-    scheduler, wire, _ = make(store, options)
+    settings = settings_with(default_cron="0 9 * * *", first_lookback=timedelta(hours=12))
+    scheduler, wire, _ = make(store, settings)
     await wire("/wire subscribe executorch ci-infra")
     moments = [
         datetime(2026, 5, 25, 12, tzinfo=UTC),  # first digest: the last 12 hours
@@ -103,8 +104,8 @@ async def test_windows_after_downtime_have_no_gap_and_no_overlap(store: Store) -
 
 
 async def test_the_look_back_is_capped(store: Store) -> None:
-    options = Options(default_cron="0 9 * * *", max_lookback=timedelta(days=1))
-    scheduler, wire, _ = make(store, options)
+    settings = settings_with(default_cron="0 9 * * *", max_lookback=timedelta(days=1))
+    scheduler, wire, _ = make(store, settings)
     await wire("/wire subscribe executorch")
     where = dict(platform="chat", workspace="W1", channel="C1")
     await store.channels.set_window_until(**where, until=MAY)
@@ -116,7 +117,7 @@ async def test_the_look_back_is_capped(store: Store) -> None:
 
 
 async def test_muted_and_switched_off_channels_wait_then_catch_up(store: Store) -> None:
-    scheduler, wire, platform = make(store, demo_options())
+    scheduler, wire, platform = make(store, demo_settings())
     await wire("/wire subscribe executorch", channel="C1")
     await wire("/wire subscribe executorch", channel="C2")
     await wire("/wire schedule off", channel="C2")
@@ -132,11 +133,11 @@ async def test_muted_and_switched_off_channels_wait_then_catch_up(store: Store) 
 
 async def test_no_news_is_not_delivered_unless_configured(store: Store) -> None:
     quiet = datetime(2026, 5, 20, tzinfo=UTC)  # the demo data has nothing before May 25
-    scheduler, wire, platform = make(store, demo_options(fixed_now=quiet))
+    scheduler, wire, platform = make(store, demo_settings(now=quiet))
     await wire("/wire subscribe executorch")
     report = await scheduler.run_due(datetime.now(UTC))
     assert (report.skipped_no_news, report.enqueued, platform.posts) == (1, 0, [])
-    chatty, wire2, platform2 = make(store, demo_options(fixed_now=quiet, deliver_no_news=True))
+    chatty, wire2, platform2 = make(store, demo_settings(now=quiet, deliver_no_news=True))
     await wire2("/wire subscribe executorch", channel="C9")
     assert (await chatty.run_due(datetime.now(UTC))).enqueued == 1
     ((_, parent),) = parents(platform2)
@@ -155,7 +156,7 @@ def test_excludes_drop_authors_and_topics_before_composing() -> None:
 
 
 async def test_excluded_topics_never_reach_the_story(store: Store) -> None:
-    scheduler, wire, _ = make(store, demo_options())
+    scheduler, wire, _ = make(store, demo_settings())
     await wire("/wire subscribe ci-infra -topic:grafana", channel="C1")
     await wire("/wire subscribe ci-infra", channel="C2")
     report = await scheduler.run_due(datetime.now(UTC))
@@ -176,9 +177,9 @@ async def test_excluded_topics_never_reach_the_story(store: Store) -> None:
 async def test_unacknowledged_items_remind_once_and_return_in_the_next_digest(
     store: Store,
 ) -> None:
-    hourly = dict(default_cron="0 * * * *", oncall={"chat": "@sre"})
-    morning = demo_options(fixed_now=datetime(2026, 5, 26, 12, tzinfo=UTC), **hourly)
-    scheduler, wire, platform = make(store, morning)
+    hourly = dict(default_cron="0 * * * *", oncall={"console": "@sre"})
+    morning = demo_settings(now=datetime(2026, 5, 26, 12, tzinfo=UTC), **hourly)
+    scheduler, wire, platform = make(store, morning, ChatPlatform(name="console"))
     await wire("/wire subscribe executorch ci-infra", channel="C1")
     await wire("/wire subscribe executorch ci-infra", channel="C2")
     start = datetime(2026, 6, 1, 8, tzinfo=UTC)
@@ -200,7 +201,7 @@ async def test_unacknowledged_items_remind_once_and_return_in_the_next_digest(
     assert (reminder.channel, reminder.thread) == ("C2", urgent[1].thread)
     assert reminder.part.oncall == "@sre" and "@sre" in reminder.text
 
-    evening = demo_options(fixed_now=datetime(2026, 5, 27, tzinfo=UTC), **hourly)
+    evening = demo_settings(now=datetime(2026, 5, 27, tzinfo=UTC), **hourly)
     later, _, _ = make(store, evening, platform)
     with time_machine.travel(start + timedelta(hours=2), tick=False):
         report = await later.run_due(datetime.now(UTC))

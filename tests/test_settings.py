@@ -119,12 +119,11 @@ def test_errors_in_the_file_name_the_file_and_table(tmp_path: Path) -> None:
     )
     assert sorted(problems(config=config)) == sorted(
         [
-            f"platforms in [service] of {config}: expected a list of 'slack', 'discord' or "
-            "'console', "
-            "got 'irc'",
-            f"max_attemps in [delivery] of {config}: unknown setting",
-            f"workers in [delivery] of {config}: expected an integer ≥ 1, got 0",
-            f"api_url in [github] of {config}: expected an http(s) URL, got 'api.github.com'",
+            f"[service] platforms in {config}: expected a list of 'slack', 'discord' or "
+            "'console', got 'irc'",
+            f"[delivery] max_attemps: unknown key in {config}; did you mean max_attempts?",
+            f"[delivery] workers in {config}: expected an integer ≥ 1, got 0",
+            f"[github] api_url in {config}: expected an http(s) URL, got 'api.github.com'",
         ]
     )
 
@@ -146,7 +145,7 @@ def test_secret_values_never_appear_in_errors(monkeypatch: pytest.MonkeyPatch) -
 
 def test_missing_or_broken_config_file(tmp_path: Path) -> None:
     assert problems(config=tmp_path / "nope.toml") == [
-        f"WIRE_CONFIG: config file {tmp_path / 'nope.toml'} does not exist"
+        f"--config: config file {tmp_path / 'nope.toml'} does not exist"
     ]
     (tmp_path / "bad.toml").write_text("[delivery\n")
     assert "is not valid TOML" in problems(config=tmp_path / "bad.toml")[0]
@@ -169,3 +168,160 @@ def test_durations(text: str, seconds: int) -> None:
 def test_a_section_variable_that_is_not_json(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WIRE_SLACK", "xoxb-pasted-here")
     assert problems() == ["WIRE_SLACK: expected a JSON object of its settings"]
+
+
+# ---------------------------------------------------------------- strict file, typed seeds
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "x.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_an_unknown_key_names_file_table_key_and_the_closest_known_key(tmp_path: Path) -> None:
+    config = write(tmp_path, '[service]\nfirst_lookbak = "2d"\n[acks.oncall]\nslak = "S1"\n')
+    assert problems(config=config) == [
+        f"[service] first_lookbak: unknown key in {config}; did you mean first_lookback?",
+        f"[acks.oncall] slak: unknown key in {config}; did you mean slack?",
+    ]
+
+
+def test_an_unknown_key_with_no_near_name_lists_the_known_keys(tmp_path: Path) -> None:
+    config = write(tmp_path, "[http]\nfrobnicate = 1\n")
+    assert problems(config=config) == [
+        f"[http] frobnicate: unknown key in {config}; known keys: host, port"
+    ]
+
+
+def test_unknown_tables_are_refused_with_the_closest_table(tmp_path: Path) -> None:
+    config = write(tmp_path, "[delivry]\nworkers = 2\n[bogus]\nx = 1\n")
+    first, second = problems(config=config)
+    assert first == f"[delivry]: unknown table in {config}; did you mean [delivery]?"
+    assert second.startswith(f"[bogus]: unknown table in {config}; known tables: [acks], ")
+    assert "[projects]" in second and "[service]" in second and "[subscriptions]" in second
+
+
+def test_a_service_key_outside_any_table_is_told_where_it_belongs(tmp_path: Path) -> None:
+    config = write(tmp_path, 'database_url = "sqlite+aiosqlite:///x.db"\n')
+    assert problems(config=config) == [
+        f"database_url: a key of [service] outside any table in {config}; move it under [service]"
+    ]
+
+
+def test_the_known_tables_come_from_both_models(tmp_path: Path) -> None:
+    from bot.settings import Settings, file_tables
+    from digest.config import WireConfig
+
+    tables = set(file_tables())
+    assert set(WireConfig.model_fields) <= tables
+    assert {"service", "delivery", "demo", "subscriptions"} <= tables
+    assert "first_lookback" not in tables and "first_lookback" in Settings.model_fields
+    text = "".join(f"[{name}]\n" for name in WireConfig.model_fields if name != "projects")
+    assert load_settings(config=write(tmp_path, text)).config is not None
+
+
+def test_a_duration_without_its_unit_is_refused_with_the_expected_form(tmp_path: Path) -> None:
+    config = write(tmp_path, '[service]\nfirst_lookback = 42\n[delivery]\nlease = "300"\n')
+    assert problems(config=config) == [
+        f"[service] first_lookback in {config}: expected a duration such as 90s, 30m, 2h or "
+        "7d (a number and its unit), got 42",
+        f"[delivery] lease in {config}: expected a duration such as 90s, 30m, 2h or 7d (a "
+        "number and its unit), got '300'",
+    ]
+
+
+def test_a_config_error_names_where_the_path_came_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "nope.toml"
+    assert problems(config=missing) == [f"--config: config file {missing} does not exist"]
+    (tmp_path / ".env").write_text(f"WIRE_CONFIG={missing}\n")
+    assert problems() == [f"WIRE_CONFIG in .env: config file {missing} does not exist"]
+    monkeypatch.setenv("WIRE_CONFIG", str(missing))
+    assert problems() == [f"WIRE_CONFIG: config file {missing} does not exist"]
+    assert problems(config=tmp_path) == [f"--config: {tmp_path} is a directory, not a config file"]
+
+
+def test_service_keys_demo_clock_and_subscriptions_are_typed_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime
+
+    config = write(
+        tmp_path,
+        '[service]\nfirst_lookback = "2d"\ndeliver_no_news = true\nmisfire_grace = "10m"\n'
+        '[demo]\nnow = "2026-05-27T02:00:00+02:00"\n'
+        '[[subscriptions]]\nplatform = "slack"\nworkspace = "T1"\nchannel = "C1"\n'
+        'target = "executorch"\nexclude = ["author:pytorchbot"]\n'
+        '[[demo.subscriptions]]\nchannel = "demo"\ntarget = "ci-infra"\n',
+    )
+    monkeypatch.setenv("WIRE_CARRY_UNACKED_FOR", "3d")
+    monkeypatch.setenv("WIRE_FIRST_LOOKBACK", "12h")  # the environment wins over the file
+    settings = load_settings(config=config)
+    assert settings.first_lookback == timedelta(hours=12)
+    assert settings.carry_unacked_for == timedelta(days=3)
+    assert (settings.deliver_no_news, settings.misfire_grace) == (True, timedelta(minutes=10))
+    assert settings.now() == datetime(2026, 5, 27, tzinfo=UTC)
+    assert [(table, seed.command()) for table, seed in settings.seeds] == [
+        ("subscriptions", "/wire subscribe executorch -author:pytorchbot"),
+        ("demo.subscriptions", "/wire subscribe ci-infra"),
+    ]
+    assert settings.seeds[1][1].workspace == "local"
+
+
+def test_a_subscription_of_a_chat_platform_needs_its_workspace(tmp_path: Path) -> None:
+    config = write(
+        tmp_path,
+        '[[subscriptions]]\nplatform = "slack"\nchannel = "C1"\ntarget = "executorch"\n'
+        '[[subscriptions]]\nplatform = "irc"\nchannel = "C1"\ntarget = "executorch"\n'
+        '[[subscriptions]]\nchannel = "C1"\n',
+    )
+    assert problems(config=config) == [
+        f"[[subscriptions]] entry 1 in {config}: a slack subscription needs its workspace id",
+        f"[[subscriptions]] platform (entry 2) in {config}: expected one of 'slack', "
+        "'discord' or 'console', got 'irc'",
+        f"[[subscriptions]] target (entry 3) in {config}: required, but not set",
+    ]
+
+
+def test_subscriptions_from_the_environment_name_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WIRE_SUBSCRIPTIONS", '[{"channel": "demo", "target": "et", "x": 1}]')
+    assert problems() == [
+        "WIRE_SUBSCRIPTIONS__X (entry 1): unknown setting; known keys: channel, exclude, "
+        "platform, target, workspace"
+    ]
+
+
+async def test_subscriptions_as_code_are_seeded_at_start_once(tmp_path: Path) -> None:
+    from bot.app.service import Service, seed_subscriptions
+    from bot.delivery.platform import ConsolePlatform
+    from digest.errors import ConfigError
+
+    seeds = (
+        '[[subscriptions]]\nplatform = "slack"\nworkspace = "T1"\nchannel = "C1"\n'
+        'target = "executorch"\nexclude = ["author:pytorchbot"]\n'
+    )
+    db = f'[service]\ndatabase_url = "sqlite+aiosqlite:///{tmp_path / "w.db"}"\n'
+    settings = load_settings(config=write(tmp_path, db + seeds))
+    projects = load_config(EXAMPLE.parent / "demo.toml")
+    for _ in range(2):  # a restart finds them there and adds nothing
+        async with await Service.start(
+            settings=settings, config=projects, platforms={"console": ConsolePlatform()}
+        ) as service:
+            (sub,) = await service.store.subscriptions.list()
+            assert await seed_subscriptions(service.commands, settings) == 0
+    assert (sub.platform, sub.workspace, sub.channel, sub.repo) == (
+        "slack",
+        "T1",
+        "C1",
+        "pytorch/executorch",
+    )
+    assert sub.excludes == ("author:pytorchbot",)
+
+    wrong = load_settings(config=write(tmp_path, db + seeds.replace("executorch", "nope")))
+    with pytest.raises(ConfigError) as caught:
+        await Service.start(settings=wrong, config=projects, platforms={})
+    assert str(caught.value).startswith("[[subscriptions]] 'nope' for slack #C1: ")

@@ -34,7 +34,6 @@ from bot.commands.handlers import Commands
 from bot.commands.replies import Context
 from bot.delivery.platform import Platform
 from bot.delivery.worker import Worker
-from bot.options import Options, options_from
 from bot.schedule.crontab import trigger_for
 from bot.schedule.leader import Leadership
 from bot.schedule.newsroom import SourceFor, default_source
@@ -59,11 +58,11 @@ def source_factory(settings: Settings) -> SourceFor:
     return source_for
 
 
-async def seed_subscriptions(commands: Commands, options: Options) -> int:
-    """Create the configuration's seed subscriptions that are missing; returns how many
-    were new. A seed naming an unknown target is a configuration error."""
+async def seed_subscriptions(commands: Commands, settings: Settings) -> int:
+    """Create the file's [[subscriptions]] that are missing; returns how many were new.
+    A subscription naming an unknown target is a configuration error."""
     created = 0
-    for seed in options.seeds:
+    for table, seed in settings.seeds:
         context = Context(
             platform=seed.platform,
             workspace=seed.workspace,
@@ -71,9 +70,10 @@ async def seed_subscriptions(commands: Commands, options: Options) -> int:
             user_id="config",
             user_name="config",
         )
-        reply = await commands.handle(f"/wire subscribe {seed.target}", context=context)
+        reply = await commands.handle(seed.command(), context=context)
         if not reply.ok:
-            raise ConfigError(f"[[demo.subscriptions]] {seed.target!r}: {reply.text}")
+            where = f"{seed.platform} #{seed.channel}"
+            raise ConfigError(f"[[{table}]] {seed.target!r} for {where}: {reply.text}")
         created += int("Subscribed" in reply)
     return created
 
@@ -88,7 +88,6 @@ class Service:
         scheduler: Scheduler,
         worker: Worker,
         commands: Commands,
-        options: Options,
         settings: Settings,
         adapters: Mapping[str, Adapter] | None = None,
     ) -> None:
@@ -96,10 +95,11 @@ class Service:
         self.scheduler = scheduler
         self.worker = worker
         self.commands = commands
-        self.options = options
         self.settings = settings
         self.adapters = dict(adapters or {})
-        self.hub = Hub(store=store, commands=commands, options=options, platforms=worker.platforms)
+        self.hub = Hub(
+            store=store, commands=commands, settings=settings, platforms=worker.platforms
+        )
         self.leader = Leadership(store.engine)
         self.frontends = Frontends(
             self.adapters, hub=self.hub, http=settings.http, engine=store.engine
@@ -124,7 +124,6 @@ class Service:
         """
         await upgrade_database(settings.database_url)
         store = Store.from_url(settings.database_url)
-        options = options_from(settings=settings, config=config)
         if adapters is None and platforms is None:
             adapters = adapters_for(settings, stream=stream)
         chosen = (
@@ -135,12 +134,12 @@ class Service:
         source_for = source_factory(settings)
         worker = Worker(store, chosen, settings=settings.delivery)
         commands = Commands(
-            store=store, config=config, options=options, source_for=source_for, platforms=chosen
+            store=store, config=config, settings=settings, source_for=source_for, platforms=chosen
         )
         scheduler = Scheduler(
             store=store,
             config=config,
-            options=options,
+            settings=settings,
             source_for=source_for,
             platforms=chosen,
             worker=worker,
@@ -150,12 +149,11 @@ class Service:
             scheduler=scheduler,
             worker=worker,
             commands=commands,
-            options=options,
             settings=settings,
             adapters=adapters,
         )
         try:
-            await seed_subscriptions(commands, options)
+            await seed_subscriptions(commands, settings)
         except BaseException:
             await store.close()
             raise
@@ -190,7 +188,7 @@ class Service:
     async def run(self, stop: asyncio.Event) -> None:
         """Serve until `stop` is set, then finish the work in flight and return."""
         self._stop = stop
-        grace = int(self.options.misfire_grace.total_seconds())
+        grace = int(self.settings.misfire_grace.total_seconds())
         jobs = AsyncIOScheduler(
             timezone=UTC,
             job_defaults={"coalesce": True, "misfire_grace_time": grace, "max_instances": 1},
@@ -253,9 +251,9 @@ class Service:
             got = await self.store.channels.get(
                 platform=platform, workspace=workspace, channel=channel
             )
-            cron = got.schedule or self.options.default_cron
+            cron = got.schedule or self.settings.schedule.default_cron
             if cron != "off":
-                found.add((cron, got.timezone or self.options.timezone))
+                found.add((cron, got.timezone or self.settings.schedule.timezone))
         return found
 
     def _sync_jobs(self, schedules: set[tuple[str, str]]) -> None:

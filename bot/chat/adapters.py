@@ -31,7 +31,6 @@ from bot.settings import Settings
 
 if TYPE_CHECKING:
     from bot.commands.handlers import Commands
-    from bot.options import Options
     from bot.store import Store
 
 log = logging.getLogger("wire.adapters")
@@ -49,7 +48,7 @@ class Hub:
 
     store: Store
     commands: Commands
-    options: Options
+    settings: Settings
     platforms: Mapping[str, Platform]
 
     async def acknowledge(

@@ -1,6 +1,6 @@
 """The `/wire` command handlers: one set for every platform, returning neutral `Reply`s.
 
-    wire = Commands(store=store, config=config, options=options, source_for=source_for)
+    wire = Commands(store=store, config=config, settings=settings, source_for=source_for)
     reply = await wire.handle("/wire subscribe executorch", context=context)
 
 Only projects named in the configuration can be subscribed to, and an unknown name gets
@@ -25,8 +25,8 @@ from bot.commands.replies import (
 )
 from bot.commands.targets import Names
 from bot.delivery.platform import Platform
-from bot.options import Options
 from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.settings import Settings
 from bot.store import Store
 from digest.config import WireConfig
 from digest.errors import WireError
@@ -42,13 +42,13 @@ class Commands:
         *,
         store: Store,
         config: WireConfig,
-        options: Options,
+        settings: Settings,
         source_for: SourceFor,
         platforms: Mapping[str, Platform] | None = None,
     ) -> None:
         self.store = store
         self.config = config
-        self.options = options
+        self.settings = settings
         self.source_for = source_for
         self.platforms = platforms if platforms is not None else {}
         self.names = Names(config)
@@ -160,8 +160,8 @@ class Commands:
                 f"• {self.names.describe(sub.repo, sub.topic)}{but} — by {sub.created_by or 'unknown'}"
                 f" on {when(sub.created_at)}"
             )
-        cron = settings.schedule or self.options.default_cron
-        zone = settings.timezone or self.options.timezone
+        cron = settings.schedule or self.settings.schedule.default_cron
+        zone = settings.timezone or self.settings.schedule.timezone
         lines.append(f"Schedule: {'off' if cron == 'off' else f'`{cron}` {zone}'}")
         if settings.muted_until and settings.muted_until > datetime.now(UTC):
             lines.append(f"Muted until {when(settings.muted_until)}.")
@@ -192,12 +192,12 @@ class Commands:
     async def preview(self, command: g.Preview, ctx: Context) -> Reply:
         """The story the next run would post here (to the asker only)."""
         settings = await self.store.channels.get(**self._where(ctx))
-        now = self.options.now()
+        now = self.settings.now()
         window = window_for(
             last_until=settings.last_window_until,
             until=now,
-            first_lookback=self.options.first_lookback,
-            max_lookback=self.options.max_lookback,
+            first_lookback=self.settings.first_lookback,
+            max_lookback=self.settings.schedule.max_lookback,
         )
         if window is None:
             return Reply(text="Nothing to preview: the last digest ends now.")
@@ -225,7 +225,7 @@ class Commands:
             self.store,
             platform=ctx.platform,
             channel=ctx.channel,
-            since=now - self.options.carry_unacked_for,
+            since=now - self.settings.carry_unacked_for,
         )
         more = [f"Also: {s.headline}" for s in stories[1:]]
         text = "\n".join([f"Preview ({window.label()}): {story.headline}", *more])
@@ -237,7 +237,7 @@ class Commands:
             await self.store.channels.update(**self._where(ctx), schedule="off")
             return Reply(text="Digests for this channel are off.", visibility="channel")
         current = await self.store.channels.get(**self._where(ctx))
-        zone = command.timezone or current.timezone or self.options.timezone
+        zone = command.timezone or current.timezone or self.settings.schedule.timezone
         await self.store.channels.update(**self._where(ctx), schedule=command.cron, timezone=zone)
         return Reply(
             text=f"This channel now gets its digest {command.label} {zone}.",

@@ -24,9 +24,9 @@ from datetime import datetime
 from bot.acks.escalate import remind, with_unacknowledged
 from bot.delivery.platform import Platform
 from bot.delivery.worker import Summary, Worker
-from bot.options import Options
 from bot.schedule.crontab import last_fire, trigger_for
 from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.settings import Settings
 from bot.store import ChannelSettings, Store, Subscription
 from digest.config import WireConfig
 from digest.errors import WireError
@@ -59,23 +59,23 @@ class RunReport:
 
 
 def plan_channel(
-    settings: ChannelSettings,
+    channel: ChannelSettings,
     subscriptions: list[Subscription],
     *,
-    options: Options,
+    settings: Settings,
     now: datetime,
 ) -> Plan | None:
     """The channel's due window at wall-clock `now`, or None when nothing is due."""
-    cron = settings.schedule or options.default_cron
+    cron = channel.schedule or settings.schedule.default_cron
     if cron == "off" or not subscriptions:
         return None
-    if settings.muted_until is not None and settings.muted_until > now:
+    if channel.muted_until is not None and channel.muted_until > now:
         return None
-    clock = options.fixed_now or now
-    last = settings.last_window_until
+    clock = settings.now() if settings.demo.now else now  # the demo's fixed clock
+    last = channel.last_window_until
     until = clock
     if last is not None:
-        trigger = trigger_for(cron, timezone=settings.timezone or options.timezone)
+        trigger = trigger_for(cron, timezone=channel.timezone or settings.schedule.timezone)
         fired = last_fire(trigger, after=last, until=clock)
         if fired is None:
             return None
@@ -83,12 +83,12 @@ def plan_channel(
     window = window_for(
         last_until=last,
         until=until,
-        first_lookback=options.first_lookback,
-        max_lookback=options.max_lookback,
+        first_lookback=settings.first_lookback,
+        max_lookback=settings.schedule.max_lookback,
     )
     if window is None:
         return None
-    key = (settings.platform, settings.workspace, settings.channel)
+    key = (channel.platform, channel.workspace, channel.channel)
     return Plan(key=key, window=window, filters=tuple(filters_of(subscriptions)))
 
 
@@ -100,14 +100,14 @@ class Scheduler:
         *,
         store: Store,
         config: WireConfig,
-        options: Options,
+        settings: Settings,
         source_for: SourceFor,
         platforms: Mapping[str, Platform],
         worker: Worker | None = None,
     ) -> None:
         self.store = store
         self.config = config
-        self.options = options
+        self.settings = settings
         self.source_for = source_for
         self.platforms = platforms
         self.worker = worker
@@ -119,11 +119,11 @@ class Scheduler:
             by_channel[(sub.platform, sub.workspace, sub.channel)].append(sub)
         plans = []
         for (platform, workspace, channel), subs in sorted(by_channel.items()):
-            settings = await self.store.channels.get(
+            found = await self.store.channels.get(
                 platform=platform, workspace=workspace, channel=channel
             )
             try:
-                plan = plan_channel(settings, subs, options=self.options, now=now)
+                plan = plan_channel(found, subs, settings=self.settings, now=now)
             except ValueError as error:  # a schedule APScheduler cannot read
                 log.warning("channel %s:%s has a bad schedule: %s", platform, channel, error)
                 continue
@@ -168,7 +168,7 @@ class Scheduler:
         return story
 
     async def _enqueue(self, story: Story, plan: Plan, *, now: datetime, report: RunReport):
-        if story.is_empty and not self.options.deliver_no_news:
+        if story.is_empty and not self.settings.deliver_no_news:
             report.skipped_no_news += 1
             return
         platform, workspace, channel = plan.key
@@ -178,7 +178,7 @@ class Scheduler:
                 self.store,
                 platform=platform,
                 channel=channel,
-                since=now - self.options.carry_unacked_for,
+                since=now - self.settings.carry_unacked_for,
             )
         queued = await self.store.deliveries.enqueue(
             story, platform=platform, workspace=workspace, channel=channel
@@ -190,8 +190,8 @@ class Scheduler:
         return await remind(
             self.store,
             self.platforms,
-            reminder_after=self.options.reminder_after,
-            oncall=self.options.oncall,
+            reminder_after=self.settings.acks.reminder_after,
+            oncall=self.settings.acks.oncall.model_dump(),
         )
 
     async def run_due(self, now: datetime) -> RunReport:
