@@ -252,21 +252,37 @@ def _edit_distance(a: str, b: str) -> int:
 
 
 def _canonical_names(story: Story, config: WireConfig) -> tuple[float, set[str]]:
-    """Share of project-name mentions spelled exactly as configured (upper case in headlines)."""
+    """Share of project-name mentions spelled exactly as configured (upper case in headlines).
+
+    A spelling copied from the title of a change the same text cites is a quotation, not
+    ours ("fixes ExecutorTorch → ExecuTorch in comments [4]"); the headline and lede, which
+    cite nothing, may quote any referenced title.
+    """
     names = [p.name for p in config.projects]
-    texts = [story.lede, *(s.text for s in story.body), *(i.text for i in story.action_items)]
+    titles = {r.n: set(re.findall(r"[\w-]+", r.title)) for r in story.references}
+    everywhere = set().union(*titles.values()) if titles else set()
+    texts = [
+        (story.headline, True, {t.upper() for t in everywhere}),
+        (story.lede, False, everywhere),
+        *((t, False, _quoted_tokens(t, titles)) for t in (s.text for s in story.body)),
+        *((t, False, _quoted_tokens(t, titles)) for t in (i.text for i in story.action_items)),
+    ]
     mentions = 0
     misspelt: set[str] = set()
-    for text, upper in [(story.headline, True), *((t, False) for t in texts)]:
+    for text, upper, quoted in texts:
         for token in re.findall(r"[\w-]+", _SLUG.sub(" ", text)):
             for name in names:
                 wanted = name.upper() if upper else name
                 if token == wanted:
                     mentions += 1
-                elif _looks_like(token, name):
+                elif _looks_like(token, name) and token not in quoted:
                     mentions += 1
                     misspelt.add(token)
     return (1.0 - len(misspelt) / mentions if mentions else 1.0), misspelt
+
+
+def _quoted_tokens(text: str, titles: dict[int, set[str]]) -> set[str]:
+    return set().union(*(titles.get(n, set()) for n in cited_numbers(text)))
 
 
 def _looks_like(token: str, name: str) -> bool:

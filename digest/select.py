@@ -185,7 +185,9 @@ def group_units(
             acting = sum(u.lead.must_act for u in top)
             capped = max_must_act is not None and event.must_act and acting >= max_must_act
             if len(top) < per_project and not capped:
-                related = _related(event, candidates, used, words)
+                # Related changes share a sentence only when there are more than fit.
+                crowded = len(candidates) > per_project
+                related = _related(event, candidates, used, words) if crowded else ()
                 top.append(Unit(lead=event, score=score, related=related, dominant_topic=dominant))
             elif event.must_act:
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))

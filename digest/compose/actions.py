@@ -35,6 +35,9 @@ _BUILDING_BLOCK = re.compile(
     r"backend|model|command|hook|plugin|interface|format|mode)s?\b",
     re.I,
 )
+_NOT_BUILT_ON = re.compile(
+    r"\b(docstrings?|docs?|documentation|comments?|tests?|typos?|examples?|logging)\b", re.I
+)
 _ORDER = {"immediate": 0, "monitor": 1, "plan": 2}
 
 
@@ -105,6 +108,8 @@ def is_capability(unit: Unit) -> bool:
         return False
     if event.verb in _CAPABILITY_VERBS:
         return True
+    if _NOT_BUILT_ON.search(event.obj):
+        return False
     return event.verb in _ADDING_VERBS and bool(_BUILDING_BLOCK.search(event.obj))
 
 

@@ -23,6 +23,11 @@ _OBJECT_WORDS = (7, 9, 12, 16)  # by detail
 BACK_OUTS = "Back-outs and relands"
 OTHER = "Other changes"
 IN_BRIEF = "In brief"
+# A story of at most this many units gives each its own sentence at full detail.
+SMALL_STORY_UNITS = 6
+_KIND_THEMES = {"feature": "New and changed", "fix": "Fixes"}
+MAINTENANCE = "Maintenance"
+_THEMES = {BACK_OUTS, OTHER, MAINTENANCE, *_KIND_THEMES.values()}
 
 
 def write_day_body(picks: list[ProjectPick], *, config: WireConfig, detail: int) -> list[Paragraph]:
@@ -102,10 +107,17 @@ def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int)
         return paragraphs
     pick = picks[0]
     name = _name(config, pick.repo)
-    for heading, units in _by_topic(list(pick.units)):
-        known = None if heading in (BACK_OUTS, OTHER) else heading
-        sentences = _section(units, name=name, openings=openings, detail=detail, known=known)
-        paragraphs.append(Paragraph(heading, tuple(sentences)))
+    pack = detail < 3 or len(pick.units) > SMALL_STORY_UNITS
+    groups = _by_topic(list(pick.units))
+    if len(groups) < 2:
+        groups = _by_theme(list(pick.units))
+    for heading, units in groups:
+        known = heading if heading not in _THEMES else None
+        sentences = _section(
+            units, name=name, openings=openings, detail=detail, known=known, pack=pack
+        )
+        # A single group needs no heading of its own: the lede is its heading.
+        paragraphs.append(Paragraph(heading if len(groups) > 1 else None, tuple(sentences)))
     brief = summary_sentences(
         pick,
         name=name,
@@ -119,10 +131,18 @@ def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int)
 
 
 def _section(
-    units: list[Unit], *, name: str, openings: Openings, detail: int, known: str | None = None
+    units: list[Unit],
+    *,
+    name: str,
+    openings: Openings,
+    detail: int,
+    known: str | None = None,
+    pack: bool = True,
 ) -> list[str]:
-    """A section's sentences: its first two units each get one, the rest are joined."""
+    """A section's sentences: its first two units get one each and the rest are joined,
+    unless `pack` is off (a small story keeps a sentence a unit)."""
     words = _OBJECT_WORDS[detail]
+    own = 2 if pack else len(units)
     sentences = [
         unit_sentence(
             unit,
@@ -132,11 +152,11 @@ def _section(
             max_words=words,
             known_topic=known,
         )
-        for position, unit in enumerate(units[:2])
+        for position, unit in enumerate(units[:own])
     ]
     phrases = [
         f"{_predicate(u.lead, max_words=min(words, 10))} {cite_capped(*u.activities)}"
-        for u in units[2:]
+        for u in units[own:]
     ]
     return sentences + pack_phrases(phrases, name=name, openings=openings)
 
@@ -169,3 +189,14 @@ def _by_topic(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
     if other:
         ordered.append((OTHER, other))
     return ordered
+
+
+def _by_theme(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
+    """Units grouped by what kind of change they are, when topics do not split them."""
+    groups: dict[str, list[Unit]] = {}
+    for unit in units:
+        kind = unit.lead.kind
+        undoes = kind in ("revert", "reland")
+        heading = BACK_OUTS if undoes else _KIND_THEMES.get(kind, MAINTENANCE)
+        groups.setdefault(heading, []).append(unit)
+    return list(groups.items())
