@@ -1,6 +1,7 @@
 """The service's commands of `wire`: run, console, deliveries, health and `db upgrade`.
 
-Registered on `bot.cli.app`, which imports this module.
+They are defined on `commands`; `bot.app.cli` lists them and imports this module only when
+one of them runs, so the digest commands never load the service, SQLAlchemy or aiohttp.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import typer
 from rich.console import Console
 from sqlalchemy import text
 
-from bot.app.cli import ConfigOption, app, fail, resolve_config
+from bot.app.cli_options import ConfigOption, fail, resolve_config
 from bot.app.service import Service
 from bot.commands.replies import Context
 from bot.delivery.parts import parts_of
@@ -26,8 +27,9 @@ from bot.settings import Settings, load_settings
 from bot.store import Store, upgrade_database
 from digest.errors import WireError
 
+commands = typer.Typer()
 db_app = typer.Typer(help="The database: migrations.", no_args_is_help=True)
-app.add_typer(db_app, name="db")
+commands.add_typer(db_app, name="db")
 
 
 def _settings(config: Path | None) -> Settings:
@@ -67,7 +69,7 @@ async def _run(settings: Settings, config: Path | None, *, once: bool) -> None:
             await service.run(stop)
 
 
-@app.command()
+@commands.command()
 def run(
     config: ConfigOption = None,
     once: Annotated[
@@ -83,7 +85,7 @@ def run(
         fail(str(error))
 
 
-@app.command()
+@commands.command()
 def console(
     config: ConfigOption = None,
     channel: Annotated[str, typer.Option("--channel", help="The console channel.")] = "demo",
@@ -134,7 +136,7 @@ def _stdin_lines():
         yield line
 
 
-@app.command()
+@commands.command()
 def deliveries(
     config: ConfigOption = None,
     state: Annotated[
@@ -160,7 +162,7 @@ def deliveries(
         print(line)
 
 
-@app.command()
+@commands.command()
 def health(config: ConfigOption = None) -> None:
     """Exit 0 when the database answers, 1 otherwise (the container's HEALTHCHECK)."""
     settings = _settings(config)
