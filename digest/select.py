@@ -13,12 +13,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import lru_cache
 
 from digest.classify import Event
 from digest.config import WireConfig
 from digest.model import Activity, Window
 from digest.text import content_words, jaccard
-from digest.titles import is_dependency_bump
+from digest.titles import BumpInfo, is_dependency_bump
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3
@@ -87,17 +88,25 @@ def is_folded_bump(event: Event) -> bool:
     """
     if event.must_act:
         return False
-    activity = event.activity
-    bump = is_dependency_bump(activity.title, activity.author, activity.labels)
+    bump = _bump_of(event.activity)
     return bump is not None and not bump.major and not bump.security
+
+
+def _bump_of(activity: Activity) -> BumpInfo | None:
+    return _parse_bump(activity.title, activity.author, activity.labels)
+
+
+@lru_cache(maxsize=4096)
+def _parse_bump(title: str, author: str, labels: tuple[str, ...]) -> BumpInfo | None:
+    # Selection, counting and the checker all ask; parse each title once.
+    return is_dependency_bump(title, author, labels)
 
 
 def bump_count(events: Iterable[Event]) -> int:
     """How many dependency updates `events` carry (a grouped bump counts each update)."""
     total = 0
     for event in events:
-        activity = event.activity
-        bump = is_dependency_bump(activity.title, activity.author, activity.labels)
+        bump = _bump_of(event.activity)
         total += bump.count if bump else 1
     return total
 
@@ -169,8 +178,9 @@ def group_units(
             if ordered_topics and ordered_topics[0][1] * 2 > len(events)
             else None
         )
-        bumps = [e for e, _ in events if is_folded_bump(e)]
-        candidates = [(e, score) for e, score in events if not is_folded_bump(e)]
+        folded = [is_folded_bump(e) for e, _ in events]
+        bumps = [e for (e, _), fold in zip(events, folded, strict=True) if fold]
+        candidates = [pair for pair, fold in zip(events, folded, strict=True) if not fold]
         if not candidates:  # nothing but routine bumps: the bumps are the news
             candidates, bumps = events, []
         words = {e.activity.sha: _title_words(e) for e, _ in candidates}
