@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from digest.config import Project, WireConfig, topic_key
-from digest.language import split_verb, third_person
+from digest.language import clause, split_verb
 from digest.model import Activity, Urgency
 from digest.signals import (
     Bump,
@@ -100,9 +100,7 @@ class Event:
     @property
     def predicate(self) -> str:
         """The verb phrase of a sentence about this event: "adds bf16 support for …"."""
-        if self.verb is None:
-            return f"lands {self.obj}"
-        return f"{third_person(self.verb)} {self.obj}".strip()
+        return clause(self.obj, verb=self.verb)
 
 
 _TRAILER_LINE = re.compile(

@@ -142,7 +142,7 @@ def test_n6_gerunds_and_past_forms_are_verbs_and_nouns_are_not() -> None:
     assert split_verb("Yolo26 in test matrix")[0] is None
     assert (
         classify_one(change("Yolo26 in test matrix"), EXECUTORCH).predicate
-        == "lands Yolo26 in test matrix"
+        == "adds Yolo26 in test matrix"
     )
 
 
