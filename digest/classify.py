@@ -126,14 +126,14 @@ def clean_body(body: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
 
 
-def _kind(activity: Activity, subject: str, verb: str | None, bump: bool) -> Kind:
+def _kind(activity: Activity, subject: str, verb: str | None, bump: bool, body: str) -> Kind:
     paths = [f.path for f in activity.files]
     depth, _ = undo_target(subject)
     if depth:
         return "revert" if depth % 2 else "reland"
     if _RELAND.match(subject) and not subject.lower().startswith("re-enable"):
         return "reland"
-    if _RELAND_BODY.search(clean_body(activity.body)):
+    if _RELAND_BODY.search(body):
         return "reland"
     if bump:
         return "bump"
@@ -175,7 +175,8 @@ def classify_one(
     subject = parts.subject
     verb, obj = split_verb(subject)
     bump = dependency_bump(activity, subject)
-    kind = _kind(activity, subject, verb, bump is not None)
+    body = clean_body(activity.body)
+    kind = _kind(activity, subject, verb, bump is not None, body)
     depth, target = undo_target(subject)
     reverts_title = target if depth else None
     if kind == "revert":
@@ -185,7 +186,6 @@ def classify_one(
         # A reland known only from its body keeps its own verb ("Lower X", said again).
         reland = _RELAND.match(subject)
         verb, obj = "reland", target if depth else (reland.group(1) if reland else obj) or obj
-    body = clean_body(activity.body)
     risk = _RISK.search(activity.body)
     ci_touch = (
         kind == "ci"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -17,6 +17,7 @@ from digest.errors import ConfigError
 from digest.prose.settings import ProseSettings
 
 
+@lru_cache(maxsize=8192)
 def topic_key(name: str) -> str:
     """The lookup key of a topic name: case, spaces and punctuation folded ("Cortex-M" → "cortexm")."""
     return re.sub(r"[^a-z0-9]+", "", name.lower())

@@ -103,7 +103,7 @@ def is_breaking(
         return True
     if code and _REMOVED_API.match(subject) and not _USAGE.search(subject):
         return True
-    return any(
+    return _STATED_BREAKING.search(activity.body) is not None and any(
         _STATED_BREAKING.search(s) and not _NEGATED.search(s) for s in _sentences(activity.body)
     )
 
@@ -126,7 +126,7 @@ def is_deprecation(subject: str, body: str) -> bool:
         return False
     if _DEPRECATE_TITLE.search(subject):
         return True
-    return any(_DEPRECATE_BODY.search(s) for s in _sentences(body))
+    return _DEPRECATE_BODY.search(body) is not None
 
 
 def is_ci_gate(activity: Activity, subject: str, body: str, ci_touch: bool) -> bool:
@@ -135,6 +135,8 @@ def is_ci_gate(activity: Activity, subject: str, body: str, ci_touch: bool) -> b
     if any(_MERGE_RULES_PATH.search(f.path) for f in activity.files):
         return True
     if not ci_touch:
+        return False
+    if _GATE.search(f"{subject}\n{body}") is None:
         return False
     return any(
         _GATE.search(s) and not _GATE_NEGATED.search(s) for s in [subject, *_sentences(body)]
@@ -155,12 +157,12 @@ def _sentences(text: str) -> list[str]:
 # A security fix named in the body ("Bumps X … fixes CVE-2026-1234"); titles are read by
 # digest.titles.
 _SECURITY = re.compile(r"\b(CVE-\d{4}-\d+|GHSA(-\w{4}){3}|security (fix|advisory|update))\b", re.I)
-# Dev tooling, and lock files of interpreted packages: a library's wheel or tarball does not
-# carry them, so a bump that only touches them changes nothing users install.
+# Dev tooling, examples, and lock files of interpreted packages: a library's wheel or tarball
+# does not carry them, so a bump that only touches them changes nothing users install.
 _DEV_PATH = re.compile(
     r"(^|/)(requirements[-_]?(dev|docs|test|lint)\w*\.txt|\.pre-commit[^/]*"
     r"|uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|package-lock\.json|yarn\.lock"
-    r"|pnpm-lock\.yaml)$",
+    r"|pnpm-lock\.yaml)$|(^|/)(examples?|samples?|demo[-\w]*)/",
     re.I,
 )
 # Pins and submodules the title rules of digest.titles do not count as updates.
@@ -170,6 +172,19 @@ _PIN_TITLE = re.compile(
     r"|^(update|bump)\s+(the\s+)?\S+\s+submodules?\b",
     re.I,
 )
+
+
+_BOT_AUTHOR = re.compile(r"dependabot|renovate|pre-commit-ci|depfu|greenkeeper|snyk|pyup", re.I)
+# Files a dependency is declared or locked in.
+_MANIFEST_PATH = re.compile(
+    r"(^|/)(pyproject\.toml|setup\.(py|cfg)|requirements[^/]*\.txt|[^/]*\.lock|Cargo\.toml"
+    r"|package\.json|go\.(mod|sum)|Gemfile|\.gitmodules|[^/]*pins?[^/]*)$",
+    re.I,
+)
+
+
+def _versioned(version: str | None) -> bool:
+    return version is not None and re.fullmatch(r"v?\d+(\.\d+)+[\w.+-]*|v\d+", version) is not None
 
 
 @dataclass(frozen=True)
@@ -193,6 +208,15 @@ def dependency_bump(activity: Activity, subject: str) -> Bump | None:
     info = is_dependency_bump(activity.title, activity.author, activity.labels)
     if info is None and not _PIN_TITLE.search(subject):
         return None
+    if (
+        info is not None
+        and not _versioned(info.from_version)
+        and not _versioned(info.to_version)
+        and not re.search(r"\bto\s+v?\d+(\.\d+)+", subject)
+        and not _BOT_AUTHOR.search(activity.author)
+        and not any(_MANIFEST_PATH.search(f.path) for f in activity.files)
+    ):
+        return None  # "Bump replicas from 5 to 12", "Bump timeout to 2h": configuration
     security = (info is not None and info.security) or bool(_SECURITY.search(activity.body))
     paths = [f.path for f in activity.files]
     shipped = not paths or not all(

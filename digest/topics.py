@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from digest.config import DigestSettings, Project, topic_key
+from digest.config import DigestSettings, Project, TopicRule, topic_key
 from digest.model import Activity
 
 CI_TOPIC = "CI"
@@ -75,21 +76,29 @@ class TopicContext:
         return name.capitalize() if name.isalpha() and name.islower() else name
 
 
-def own_names(project: Project) -> set[str]:
+def own_names(project: Project) -> frozenset[str]:
     """Keys of the project's own names: a folder named after the project holds all its code."""
-    _owner, name = project.owner_name
-    return {topic_key(n) for n in (name, project.name, *project.aliases)} - {""}
+    return _own_names(project.repo, project.name, project.aliases)
+
+
+@lru_cache(maxsize=256)
+def _own_names(repo: str, name: str, aliases: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(topic_key(n) for n in (repo.split("/", 1)[1], name, *aliases)) - {""}
 
 
 def _candidate(
-    path: str, project: Project, generic: Iterable[str], skip: Sequence[str] = ()
+    path: str, project: Project, generic: frozenset[str], skip: frozenset[str] = frozenset()
 ) -> str | None:
     """The first folder of `path` that can name a topic, or None."""
+    return _first_topic_folder(path, generic | own_names(project), skip)
+
+
+@lru_cache(maxsize=16384)
+def _first_topic_folder(path: str, blocked: frozenset[str], skip: frozenset[str]) -> str | None:
     if is_ci_path(path):
         return CI_TOPIC
     if is_test_path(path) or is_doc_path(path):
         return None
-    blocked = set(generic) | own_names(project)
     for part in path.split("/")[:-1]:
         key = topic_key(part)
         if part.startswith("."):
@@ -98,6 +107,23 @@ def _candidate(
             continue
         return part
     return None
+
+
+# Glob results per rule set (keyed by identity: hashing the rules costs more than matching).
+_GLOBBED: dict[int, tuple[tuple[TopicRule, ...], dict[str, str | None]]] = {}
+
+
+def _glob_topic(rules: tuple[TopicRule, ...], path: str) -> str | None:
+    """The configured topic whose globs match `path` (the first rule wins), or None."""
+    held, seen = _GLOBBED.get(id(rules), ((), {}))
+    if held is not rules:
+        if len(_GLOBBED) > 64:
+            _GLOBBED.clear()
+        seen = {}
+        _GLOBBED[id(rules)] = (rules, seen)
+    if path not in seen:
+        seen[path] = next((r.name for r in rules if r.matches_path(path)), None)
+    return seen[path]
 
 
 def build_context(
@@ -118,7 +144,7 @@ def build_context(
             found = {
                 topic_key(c)
                 for f in activity.files
-                if (c := _candidate(f.path, project, generic, tuple(containers))) is not None
+                if (c := _candidate(f.path, project, generic, frozenset(containers))) is not None
                 and c != CI_TOPIC
             }
             coded += any(
@@ -169,11 +195,11 @@ def topics_for(
     derived: Counter[str] = Counter()
     globbed: list[str] = []
     for change in activity.files:
-        rule = next((r for r in project.topics if r.matches_path(change.path)), None)
-        if rule is not None:
-            globbed.append(rule.name)
+        configured = _glob_topic(project.topics, change.path)
+        if configured is not None:
+            globbed.append(configured)
             continue
-        candidate = _candidate(change.path, project, context.generic, tuple(context.containers))
+        candidate = _candidate(change.path, project, context.generic, context.containers)
         if candidate is not None:
             derived[context.display(candidate, project)] += max(1, change.lines)
     derived_keys = {topic_key(d) for d in derived}

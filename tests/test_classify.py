@@ -240,3 +240,63 @@ def test_a_reverted_title_loses_its_own_prefix() -> None:
     )
     assert event.kind == "revert"
     assert event.obj == "heap profiling at runtime with HTP backend"
+
+
+def bump(title: str, *paths: str, author: str = "dependabot[bot]", body: str = "") -> Activity:
+    activity = change(title, *paths, repo="acme/widgets", body=body)
+    return activity.model_copy(update={"author": author})
+
+
+WIDGETS = Project(repo="acme/widgets", name="widgets")
+
+
+def test_dependency_bumps_are_kind_bump_with_major_security_and_shipped_flags() -> None:
+    minor = classify_one(bump("Bump aiohttp from 3.13.4 to 3.14.0", "uv.lock"), WIDGETS)
+    assert minor.kind == "bump" and minor.bump is not None
+    assert not minor.bump.major and not minor.bump.stands_alone
+    shipped = classify_one(bump("Bump pyo3 from 0.28.2 to 0.29.0", "core/Cargo.toml"), WIDGETS)
+    assert shipped.bump is not None and shipped.bump.major and shipped.bump.stands_alone
+    # A major bump of a CI action or a dev-only lock file is not something users install.
+    action = classify_one(
+        bump("Bump actions/checkout from 4 to 5", ".github/workflows/ci.yml"), WIDGETS
+    )
+    assert action.kind == "bump" and action.bump is not None
+    assert action.bump.major and not action.bump.shipped and not action.bump.stands_alone
+    dev = classify_one(bump("Bump black from 24.10.0 to 26.3.1", "uv.lock"), WIDGETS)
+    assert dev.bump is not None and dev.bump.major and not dev.bump.stands_alone
+    example = bump("Bump lodash from 3.10.1 to 4.18.1", "examples/demo-app/package.json")
+    assert not classify_one(example, WIDGETS).bump.shipped
+    security = bump(
+        "Bump urllib3 from 2.6.3 to 2.6.4", "requirements.txt", body="Fixes CVE-2026-1234."
+    )
+    fixed = classify_one(security, WIDGETS).bump
+    assert fixed is not None and fixed.security and not fixed.major and fixed.stands_alone
+    pin = classify_one(
+        change("Update PyTorch pin to the 2026-06-01 nightly", "torch_pin.py"), EXECUTORCH
+    )
+    assert pin.kind == "bump"
+    # Not every "bump" is a dependency: a replica count is configuration.
+    for title in (
+        "Bump node-compactor resource limits",
+        "Bump ARC prepare-job timeout to 2h",
+        "Bump BuildKit replicas_per_arch from 5 to 12",
+    ):
+        assert classify_one(change(title, "osdc/a.yaml"), EXECUTORCH).kind != "bump", title
+
+
+def test_routine_bumps_rank_below_real_work() -> None:
+    from digest.rank import rank
+
+    routine = classify_one(
+        bump("Bump idna from 3.10 to 3.15", "uv.lock", "requirements.txt"), WIDGETS
+    )
+    fix = classify_one(
+        change("Fix validation of `Fraction` subclasses", "src/w/a.py", repo="acme/widgets"),
+        WIDGETS,
+    )
+    major = classify_one(
+        bump("Bump pyo3 from 0.28.2 to 0.29.0", "core/Cargo.toml", "core/Cargo.lock"), WIDGETS
+    )
+    order = [e.activity.title for e, _ in rank([routine, fix, major])]
+    assert order.index(fix.activity.title) < order.index(routine.activity.title)
+    assert order.index(major.activity.title) < order.index(routine.activity.title)
