@@ -32,6 +32,8 @@ _TEST_PATH = re.compile(
 # Conventional-commit scopes and title tags that name a kind of work, not a part of the code.
 _WORK_TAGS = frozenset({"deps", "dependencies", "dependabot", "release", "changelog", "style",
                         "lint", "chore", "misc", "wip", "build"})  # fmt: skip
+# A word that carries its own capitals: "CRCR", "OpenVINO", "WebGPU" (not "Add" or "fix").
+_CASED_WORD = re.compile(r"(?<![\w.-])[A-Za-z][a-z0-9]*[A-Z][\w-]*")
 _CI_PATH = re.compile(r"^(\.github|\.ci|\.circleci|\.buildkite|\.gitlab)/|^\.gitlab-ci\.yml$")
 # `area: arm`, `module/xnnpack`, `release notes: vulkan`: labels that name a part of a project.
 _AREA_LABEL = re.compile(
@@ -62,7 +64,7 @@ class TopicContext:
 
     generic: frozenset[str]
     containers: frozenset[str] = frozenset()  # topic keys of folders the window found generic
-    spellings: dict[str, str] = field(default_factory=dict)  # key → spelling from title tags
+    spellings: dict[str, str] = field(default_factory=dict)  # key → spelling in the titles
 
     def display(self, name: str, project: Project) -> str:
         """The display name of a derived topic: configured, as tagged, or by a case rule."""
@@ -133,7 +135,7 @@ def build_context(
     tags: Iterable[Iterable[str]] = (),
 ) -> TopicContext:
     """The topic context of one project's window: its data-driven containers, and the
-    spellings its title `tags` (one group per change) give names."""
+    spellings its titles and title `tags` (one group per change) give names."""
     activities = list(activities)
     generic = frozenset(topic_key(f) for f in settings.container_folders)
     containers: set[str] = set()
@@ -158,15 +160,27 @@ def build_context(
         if count < settings.container_share * coded:
             break
         containers.add(key)
-    spellings: dict[str, Counter[str]] = {}
-    for group in tags:
-        for tag in group:
-            spellings.setdefault(topic_key(tag), Counter())[tag] += 1
     return TopicContext(
         generic=generic,
         containers=frozenset(containers),
-        spellings={k: c.most_common(1)[0][0] for k, c in spellings.items()},
+        spellings=_spellings(tags, (a.title for a in activities)),
     )
+
+
+def _spellings(tags: Iterable[Iterable[str]], titles: Iterable[str]) -> dict[str, str]:
+    """How the window writes names: title tags first ("[OpenVINO]"), then title words with a
+    capital inside or beyond the first letter ("CRCR", "XNNPACK"); the commonest wins."""
+    tagged: dict[str, Counter[str]] = {}
+    for group in tags:
+        for tag in group:
+            tagged.setdefault(topic_key(tag), Counter())[tag] += 1
+    worded: dict[str, Counter[str]] = {}
+    for title in titles:
+        for word in _CASED_WORD.findall(title):
+            worded.setdefault(topic_key(word), Counter())[word] += 1
+    found = {k: c.most_common(1)[0][0] for k, c in worded.items()}
+    found.update({k: c.most_common(1)[0][0] for k, c in tagged.items()})
+    return found
 
 
 def default_context(settings: DigestSettings | None = None) -> TopicContext:

@@ -94,6 +94,14 @@ def test_configured_globs_win_and_other_paths_still_get_a_name() -> None:
     assert [e.topics for e in events] == [("OpenVINO",), ("OpenVINO",)]
 
 
+def test_a_name_keeps_the_capitals_the_titles_give_it() -> None:
+    crcr = change("crcr/deploy/l2.yaml", title="Add L2 CRCR deployment configuration")
+    other = change("crcr/deploy/l1.yaml", title="Tune the l1 deployment", n=1)
+    assert [e.topics for e in classify([crcr, other], BARE)] == [("CRCR",), ("CRCR",)]
+    # Seen on its own, a plain lower-case folder name reads as a name.
+    assert topics_of(other) == ("Crcr",)
+
+
 def test_area_labels_give_topics_and_process_labels_do_not() -> None:
     labelled = change("Cargo.toml", labels=("area: resolver", "bug", "needs review"))
     assert topics_of(labelled) == ("Resolver",)
