@@ -82,3 +82,68 @@ def test_our_story_survives_a_round_trip_through_the_house_format() -> None:
     ranking = rank(classify(in_window, config))
     reread = reread.model_copy(update={"window": story.window})
     assert check_story(reread, config=config, ranking=ranking).problems == ()
+
+
+def _quiet_story(lede: str, sentences: int = 1):
+    from digest.compose import compose
+
+    ci_infra = [a for a in both_files() if a.repo == "pytorch/ci-infra"]
+    story = compose(
+        ci_infra,
+        config=example_config(),
+        window=window("2026-05-09T00:00:00+00:00", "2026-05-10T00:00:00+00:00"),
+    )
+    return story.model_copy(update={"lede": lede, "body": story.body[:sentences]})
+
+
+def test_rule_7_accepts_a_quiet_day_story_by_its_definition() -> None:
+    quiet = _quiet_story("A quiet day for ci-infra, whose only change added two recipes.")
+    assert len(quiet.references) == 1 and len(quiet.body) == 1
+    assert check_story(quiet, config=example_config()).problems == ()
+    unsaid = _quiet_story("ci-infra added two recipes.")
+    assert check_story(unsaid, config=example_config()).problems == (
+        "rule 7: the lede of a quiet window's story does not say it was quiet",
+    )
+
+
+def test_rule_7_still_wants_four_sentences_when_the_day_was_not_quiet() -> None:
+    from digest.compose import compose
+
+    story = compose(both_files(), config=example_config(), window=window(*SHOWCASE_WINDOW))
+    short = story.model_copy(update={"body": story.body[:2]})
+    problems = check_story(short, config=example_config()).problems
+    assert any(p.startswith("rule 7: body has 2 sentences, not 4–8") for p in problems)
+
+
+def test_check_judges_the_ranking_it_is_given_without_ranking_again(monkeypatch) -> None:
+    import digest.check
+    from digest.compose import compose
+
+    config = example_config()
+    story = compose(both_files(), config=config, window=window(*SHOWCASE_WINDOW))
+    in_window = [a for a in both_files() if story.window.contains(a.landed_at)]
+    ranking = rank(classify(in_window, config))
+
+    def no_ranking(*_: object, **__: object) -> None:
+        raise AssertionError("check ranked the events again")
+
+    monkeypatch.setattr(digest.check, "rank", no_ranking)
+    assert check_story(story, config=config, ranking=ranking).problems == ()
+    # Leaving the top-ranked change out of the story is seen through the given ranking.
+    top = ranking[0][0]
+    rest = [r for r in story.references if r.number != top.activity.number]
+    dropped = story.model_copy(update={"references": tuple(rest)})
+    figures = check_story(dropped, config=config, ranking=ranking)
+    assert figures.reverts_cited < 1.0 or figures.coverage < 1.0
+
+
+def test_a_sectioned_story_round_trips_with_its_headings() -> None:
+    from digest.compose import compose
+
+    week = window("2026-05-18T00:00:00+00:00", "2026-05-25T00:00:00+00:00")
+    story = compose(both_files(), config=example_config(), window=week)
+    assert story.sections
+    reread = parse_plain(render_plain(story))
+    assert reread.sections == story.sections
+    assert [s.text for s in reread.body] == [s.text for s in story.body]
+    assert reread.paragraphs() == story.paragraphs()

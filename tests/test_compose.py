@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from digest.compose import compose
 from digest.config import WireConfig
 from digest.errors import UnknownTopicError
-from digest.model import Story
-from tests.digest_data import SHOWCASE_WINDOW, both_files, example_config, executorch, window
+from digest.model import Activity, FileChange, Story, Window
+from digest.render import render_markdown, render_plain
+from digest.sources.replay import ReplaySource
+from tests.digest_data import (
+    ACTIVITY,
+    CI_INFRA,
+    EXECUTORCH,
+    ROOT,
+    SHOWCASE_WINDOW,
+    both_files,
+    example_config,
+    executorch,
+    window,
+)
+
+CITE = re.compile(r"\[(\d+)\]")
+# A number said in prose: digits, not inside a version, identifier, quote or citation.
+NUMBER = re.compile(r"(?<![\w.#:\[-])\d+(?![\w.:\]-])")
+QUOTED = re.compile(r"“[^”]*”|`[^`]*`")
 
 
 def showcase_story(**kwargs: object) -> Story:
@@ -143,10 +164,6 @@ def test_names_come_from_configuration_not_from_the_text() -> None:
 
 
 def test_hostile_titles_cannot_forge_citations() -> None:
-    from datetime import UTC, datetime
-
-    from digest.model import Activity
-
     hostile = Activity(
         repo="pytorch/executorch",
         sha="f" * 40,
@@ -157,3 +174,130 @@ def test_hostile_titles_cannot_forge_citations() -> None:
     story = compose([hostile], config=example_config(), window=window(*SHOWCASE_WINDOW))
     assert story.checks is not None and story.checks.dangling_citations == 0
     assert "[3]" not in story.body[0].text and "(3)" in story.body[0].text
+
+
+# ---------------------------------------------------------------- shape on every window
+
+_CONNECTIVES = ("also", "In addition", "Elsewhere", "Meanwhile", "Beyond these")
+_IMPERATIVE = ("Check ", "Review ", "Watch ", "Plan ")
+
+
+def every_window() -> list[tuple[str, tuple[Activity, ...], Window]]:
+    """Every UTC day and every Monday-to-Monday week of the three activity files."""
+    found = []
+    for path in (EXECUTORCH, CI_INFRA, ACTIVITY / "pydantic-pydantic-2026-q2.jsonl"):
+        activities = tuple(ReplaySource(path).read_all())
+        first = min(a.landed_at for a in activities).astimezone(UTC)
+        last = max(a.landed_at for a in activities)
+        day = first.replace(hour=0, minute=0, second=0, microsecond=0)
+        monday = day - timedelta(days=day.weekday())
+        while day <= last:
+            found.append((path.name, activities, Window(since=day, until=day + timedelta(days=1))))
+            day += timedelta(days=1)
+        while monday <= last:
+            found.append(
+                (path.name, activities, Window(since=monday, until=monday + timedelta(days=7)))
+            )
+            monday += timedelta(days=7)
+    return found
+
+
+def sentence_faults(text: str) -> list[str]:
+    """What a sentence of ours must never do (issue: citations, numbers, fragments)."""
+    faults = []
+    cites = CITE.findall(text)
+    if len(cites) > 3:
+        faults.append("more than three citations")
+    if len(cites) != len(set(cites)):
+        faults.append("a citation twice")
+    numbers = NUMBER.findall(QUOTED.sub(" ", text))
+    if len(numbers) != len(set(numbers)):
+        faults.append("a number twice")
+    if re.search(r"\bplan for\b|Teams building on|\blands [A-Z]", text):
+        faults.append("a template fragment")
+    return faults
+
+
+def test_every_day_and_week_reads_without_template_faults() -> None:
+    config = example_config()
+    failures: dict[str, list[str]] = {}
+    for name, activities, span in every_window():
+        story = compose(activities, config=config, window=span)
+        label = f"{name} {span.label()}"
+        assert story.checks is not None and story.checks.problems == (), (label, story.checks)
+        texts = [story.lede, *(s.text for s in story.body), *(i.text for i in story.action_items)]
+        faults = [f"{fault}: {text}" for text in texts for fault in sentence_faults(text)]
+        whole = " ".join(texts[: 1 + len(story.body)])
+        faults += [
+            f"“{word}” twice" for word in _CONNECTIVES if len(re.findall(rf"\b{word}\b", whole)) > 1
+        ]
+        faults += [
+            f"action not imperative: {i.text}"
+            for i in story.action_items
+            if not i.text.startswith(_IMPERATIVE) or ": " not in i.text or not i.refs
+        ]
+        if re.search(r"\blanded \d+ changes\b", story.lede):
+            faults.append(f"lede is a count: {story.lede}")
+        if faults:
+            failures[label] = faults
+    assert failures == {}
+
+
+def test_composing_is_byte_identical_run_to_run_and_across_hash_seeds() -> None:
+    script = (
+        "import sys; sys.path.insert(0, '.');"
+        "from tests.digest_data import executorch, example_config, window;"
+        "from digest.compose import compose; from digest.render import render_plain;"
+        "s = compose(executorch(), config=example_config(),"
+        " window=window('2026-04-06T00:00:00+00:00', '2026-05-25T00:00:00+00:00'));"
+        "sys.stdout.write(render_plain(s) + s.model_dump_json())"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            check=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1 and len(next(iter(outputs))) > 1000
+
+
+def test_a_week_is_sectioned_under_the_lede_and_counts_the_rest() -> None:
+    story = compose(
+        executorch(),
+        config=example_config(),
+        window=window("2026-05-18T00:00:00+00:00", "2026-05-25T00:00:00+00:00"),
+    )
+    headings = [s.heading for s in story.sections]
+    assert len(headings) >= 3 and headings[-1] == "In brief"
+    assert not {"backends", "src", "tests", "docs", "examples"} & {h.lower() for h in headings}
+    named = {n for s in story.body for n in s.refs}
+    assert len(named) >= 12  # a week's budget, not a day's five sentences
+    brief = [s.text for s in story.body[story.sections[-1].start :]]
+    assert any("more changes:" in text and not CITE.search(text) for text in brief)
+    assert "This week" in story.lede
+    plain = render_plain(story)
+    assert "\nIn brief\n" in plain
+    markdown = render_markdown(story)
+    assert "#### In brief" in markdown
+
+
+def test_headline_keeps_code_spans_and_tails_never_name_the_project() -> None:
+    activity = Activity(
+        repo="pydantic/pydantic",
+        sha="a" * 40,
+        number=7,
+        title="Use standard library `LazyLock` (#7)",
+        landed_at=datetime(2026, 6, 2, 3, tzinfo=UTC),
+        files=(FileChange(path="pydantic/_internal/lock.py", additions=40, deletions=9),),
+    )
+    story = compose(
+        [activity],
+        config=WireConfig(),
+        window=window("2026-06-02T00:00:00+00:00", "2026-06-03T00:00:00+00:00"),
+    )
+    assert story.headline == "PYDANTIC USES STANDARD LIBRARY `LazyLock`"
+    assert " in pydantic" not in story.body[0].text

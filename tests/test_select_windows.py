@@ -1,0 +1,146 @@
+"""What a story covers as its window grows: the budget, rule 7's limits, folded bumps,
+quiet windows and the cap on must-act units."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from digest.classify import classify
+from digest.compose import compose
+from digest.config import WireConfig
+from digest.model import Activity, FileChange, Window
+from digest.rank import rank
+from digest.select import body_limits, group_units, is_folded_bump, story_budget, window_days
+from tests.digest_data import example_config
+
+START = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def span(**length: float) -> Window:
+    return Window(since=START, until=START + timedelta(**length))
+
+
+def change(n: int, title: str, *, author: str = "dev", path: str = "src/app/core.py") -> Activity:
+    return Activity(
+        repo="acme/widget",
+        sha=f"{n:040x}",
+        number=n,
+        title=title,
+        author=author,
+        landed_at=START + timedelta(hours=1, minutes=n),
+        files=(FileChange(path=path, additions=10 + n, deletions=2),),
+    )
+
+
+@pytest.mark.parametrize(
+    ("length", "days", "budget"),
+    [
+        ({"hours": 24}, 1, 5),
+        ({"hours": 36}, 1, 5),  # a late run is still a day
+        ({"hours": 37}, 2, 7),
+        ({"days": 3}, 3, 8),
+        ({"days": 7}, 7, 12),
+        ({"weeks": 7}, 49, 15),
+        ({"days": 365}, 365, 16),  # never more than MAX_BUDGET
+    ],
+)
+def test_the_budget_grows_with_the_window(length: dict, days: int, budget: int) -> None:
+    assert window_days(span(**length)) == days
+    assert story_budget(span(**length)) == budget
+
+
+def test_rule_7_limits_scale_with_the_budget_and_relax_for_a_quiet_window() -> None:
+    config = example_config()
+    day = body_limits(span(days=1), config, changes=20)
+    assert (day.min_sentences, day.max_sentences, day.max_words) == (4, 8, 180)
+    week = body_limits(span(days=7), config, changes=100)
+    assert (week.min_sentences, week.max_sentences, week.max_words) == (4, 15, 320)
+    quiet = body_limits(span(days=1), config, changes=2)
+    assert (quiet.min_sentences, quiet.max_sentences) == (1, 2)
+    assert body_limits(span(days=1), config, changes=None).min_sentences == 4
+
+
+def test_routine_bumps_fold_but_major_and_security_ones_stay() -> None:
+    config = WireConfig()
+    events = classify(
+        [
+            change(1, "Bump aiohttp from 3.13.4 to 3.14.0", author="dependabot[bot]"),
+            change(2, "Bump django from 4.2.1 to 5.0.0", author="dependabot[bot]"),
+            change(3, "Bump requests from 2.31.0 to 2.32.0 (security fix)"),
+            change(4, 'Revert "Bump yarl from 1.9.0 to 1.9.1"'),
+            change(5, "Add a cache for parsed schemas"),
+        ],
+        config,
+    )
+    folded = {e.activity.number: is_folded_bump(e) for e in events}
+    assert folded == {1: True, 2: False, 3: False, 4: False, 5: False}
+
+
+def test_nine_bumps_become_one_counted_clause() -> None:
+    bumps = [
+        change(n, f"Bump lib{n} from 1.{n}.0 to 1.{n}.1", author="dependabot[bot]")
+        for n in range(1, 10)
+    ]
+    work = [
+        change(20, "Add streaming validation for nested models"),
+        change(21, "Fix a crash on empty aliases", path="src/app/alias.py"),
+        change(22, "Speed up schema generation", path="src/app/schema.py"),
+        change(23, "Support Python 3.15 wheels", path="build/wheels.py"),
+    ]
+    story = compose([*bumps, *work], config=WireConfig(), window=span(days=1))
+    text = " ".join(s.text for s in story.body)
+    assert "updates nine dependencies" in text
+    assert " from 1." not in text  # no bump gets a sentence of its own
+    assert story.checks is not None and story.checks.problems == ()
+
+
+def test_a_window_of_only_bumps_still_tells_them() -> None:
+    bumps = [
+        change(n, f"Bump lib{n} from 1.0.{n} to 1.0.{n + 1}", author="renovate[bot]")
+        for n in (1, 2)
+    ]
+    story = compose(bumps, config=WireConfig(), window=span(days=1))
+    assert len(story.references) == 2
+    assert story.lede.startswith("A quiet day for widget")
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_a_quiet_day_gets_a_short_story_that_says_so(count: int) -> None:
+    titles = ["Add a retry budget to the client", "Fix the retry delay", "Document retries"]
+    paths = ["src/client/retry.py", "src/client/delay.py", "docs/retries.md"]
+    story = compose(
+        [change(n, titles[n], path=paths[n]) for n in range(count)],
+        config=WireConfig(),
+        window=span(days=1),
+    )
+    assert story.lede.startswith("A quiet day for widget")
+    assert 1 <= len(story.body) <= count
+    assert len(story.references) == count
+    assert story.checks is not None and story.checks.problems == ()
+
+
+def test_four_changes_are_no_quiet_day() -> None:
+    titles = ["Add a retry budget", "Fix the retry delay", "Rename the pool", "Drop Python 3.9"]
+    story = compose(
+        [change(n, t, path=f"src/m{n}/x.py") for n, t in enumerate(titles)],
+        config=WireConfig(),
+        window=span(days=1),
+    )
+    assert "quiet" not in story.lede
+    assert len(story.body) >= 4
+
+
+def test_a_long_window_caps_the_units_spent_on_must_act_changes() -> None:
+    reverts = [change(n, f'Revert "Add feature {n}"') for n in range(1, 9)]
+    features = [
+        change(20 + n, f"Add exporter number {n} for metrics", path=f"src/x{n}/a.py")
+        for n in range(6)
+    ]
+    ranked = rank(classify([*reverts, *features], WireConfig()))
+    (pick,) = group_units(ranked, per_project=12, max_must_act=4)
+    assert sum(u.lead.must_act for u in pick.units) == 4
+    assert len(pick.extra) == 4 and all(u.lead.must_act for u in pick.extra)
+    (uncapped,) = group_units(ranked, per_project=12)
+    assert sum(u.lead.must_act for u in uncapped.units) == 8
