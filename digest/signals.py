@@ -108,9 +108,13 @@ def is_breaking(
     )
 
 
+# Labels that ask whether a change breaks rather than say it does.
+_UNSURE_LABEL = re.compile(r"non|not|^no|potential|possibl|maybe|candidate|review|check|\?")
+
+
 def _is_breaking_label(label: str) -> bool:
     key = topic_key(label)
-    if key.startswith(("non", "not")):
+    if _UNSURE_LABEL.search(key) or label.strip().endswith("?"):
         return False
     return "breaking" in key or key in {"semvermajor", "major", "majorchange"}
 

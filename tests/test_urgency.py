@@ -193,9 +193,25 @@ def test_a_change_that_says_it_breaks_is_immediate(activity: Activity) -> None:
         change("Fix breakage", body="A recent upstream change was breaking our build."),
         change("Rename options", body="This is a non-breaking change: old names still work."),
         change("Rename the client options", labels=("non-breaking",)),
+        change("Rename the client options", labels=("potentially breaking",)),
+        change("Rename the client options", labels=("breaking change?",)),
+        change("Rename the client options", labels=("needs breaking-change review",)),
         change("Rename options", body="## Breaking changes\nNone"),
     ],
-    ids=["stop", "migrate", "usage", "from", "warnings", "word", "non", "label", "none"],
+    ids=[
+        "stop",
+        "migrate",
+        "usage",
+        "from",
+        "warnings",
+        "word",
+        "non",
+        "label",
+        "maybe",
+        "question",
+        "review",
+        "none",
+    ],
 )
 def test_clean_up_and_breaking_words_in_passing_are_no_item(activity: Activity) -> None:
     assert urgency(activity) is None
