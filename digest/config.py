@@ -92,8 +92,8 @@ class DigestSettings(BaseModel):
     max_headline_chars: int = Field(default=110, ge=30)
     # Folders that only hold other folders: a topic is the first path component below them.
     container_folders: tuple[str, ...] = CONTAINER_FOLDERS
-    # A top-level folder holding at least this share of a window's changes (of at least
-    # `container_min_changes` changes) is a container too, whatever its name.
+    # A folder that would name the topic of at least this share of a window's changes (of
+    # at least `container_min_changes` changes) is a container too, whatever its name.
     container_share: float = Field(default=0.9, gt=0.5, le=1.0)
     container_min_changes: int = Field(default=8, ge=2)
 

@@ -1,10 +1,11 @@
 """Topics: what a reader would subscribe to (a backend, subsystem, crate, package or label).
 
-A topic comes, in this order, from the configuration's path globs (which always win), from
-title tags and area labels, and from the first component of a changed path that is not a
-container folder. Container folders are the configured generic names (`src/`, `crates/`,
-`tests/`, …), the project's own package name, and any top-level folder that holds nearly
-all of a window's changes. Test files, docs and tool folders never give a topic.
+A topic comes from title tags and area labels, and from each changed path: the configured
+topic whose glob matches it (configuration always wins), else the first folder of the path
+that is not a container. Container folders are the configured generic names (`src/`,
+`crates/`, `tests/`, …), the project's own package name, and any folder that would name
+nearly all of a window's changes. Test files, docs and tool folders never give a topic;
+CI folders give "CI".
 """
 
 from __future__ import annotations
