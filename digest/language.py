@@ -21,6 +21,7 @@ Only the verb is lowercased; names, identifiers and code spans keep their case.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from digest.language_shapes import (
     coordinated,
@@ -39,6 +40,7 @@ from digest.language_words import bare, derived_verb, is_identifier, third_perso
 __all__ = ["clause", "first_clause", "nominalize", "shorten", "split_verb", "third_person"]
 
 
+@lru_cache(maxsize=8192)
 def clause(subject: str, *, verb: str | None = None) -> str:
     """The clause for "<Project> <clause>" from a normalized title, starting with a verb.
 

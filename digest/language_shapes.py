@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from digest.language_words import (
     CHANGE_NOUNS,
@@ -171,6 +172,7 @@ def third_person(verb: str) -> str:
     return join(third_person_of(head.lower()), rest)
 
 
+@lru_cache(maxsize=8192)
 def split_verb(text: str) -> tuple[str | None, str]:
     """Split a title into (base verb, rest); the verb is None when the title does not start
     with one. Phrasal verbs keep their particle ("back out"); gerunds, third-person and past

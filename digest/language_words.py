@@ -86,6 +86,7 @@ def is_identifier(word: str) -> bool:
     return bool(_CAMEL.match(word.split("-")[0])) or not word[0].isalpha()
 
 
+@lru_cache(maxsize=16384)
 def verb_lemma(word: str) -> str | None:
     """The base verb `word` is a form of ("fixed" → "fix"), by the lexicon; None if none.
 

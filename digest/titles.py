@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from digest.language import split_verb
 
@@ -78,7 +79,8 @@ def strip_decoration(text: str) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = _GITMOJI.sub("", text).strip()
+        if text.startswith(":") or text.endswith(":"):
+            text = _GITMOJI.sub("", text).strip()
         start, end = 0, len(text)
         while start < end and (_is_decoration(text[start]) or text[start].isspace()):
             start += 1
@@ -90,12 +92,15 @@ def strip_decoration(text: str) -> str:
 
 def _dash_prefix(text: str) -> re.Match[str] | None:
     """A leading "Name - " whose name is not a verb phrase ("Fix Foo - bar" keeps its dash)."""
+    if not (" - " in text or " – " in text or " — " in text):
+        return None
     match = _DASH_PREFIX.match(text)
     if match is None or split_verb(match.group("name"))[0] is not None:
         return None
     return match
 
 
+@lru_cache(maxsize=8192)
 def split_title(title: str) -> TitleParts:
     """Strip decoration, tags, markers, scope and conventional-commit prefixes off a title."""
     tags: list[str] = []
@@ -104,13 +109,14 @@ def split_title(title: str) -> TitleParts:
     breaking = False
     text = strip_decoration(title.strip())
     number = None
-    if match := _PR_NUMBERS.search(text):
+    if text.endswith(")") and (match := _PR_NUMBERS.search(text)):
         number = int(match.group(1))
         text = strip_decoration(text[: match.start()])
-    while match := _TRAILING_TAG.search(text):
+    while text.endswith("]") and (match := _TRAILING_TAG.search(text)):
         tags.append(match.group(1).strip())
         text = text[: match.start()]
-    text = _TRAILING_MARKER.sub("", text)
+    if text.endswith((")", "]")):
+        text = _TRAILING_MARKER.sub("", text)
     for _ in range(4):
         if match := _TAGS.match(text):
             tags += [t.strip() for t in re.findall(r"\[([^\]]+)\]", match.group(1))]
