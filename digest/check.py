@@ -15,7 +15,7 @@ from digest.config import WireConfig, topic_key
 from digest.errors import StoryCheckError
 from digest.model import Activity, CheckFigures, Reference, Story
 from digest.rank import rank
-from digest.select import body_limits, is_folded_bump, is_quiet
+from digest.select import body_limits, is_folded_bump, is_quiet, news_count
 from digest.text import cited_numbers, content_words, jaccard
 
 MIN_ATTRIBUTION = 0.9
@@ -77,7 +77,7 @@ def check_story(
         problems.append(f"rule 6: redundancy {redundancy:.2f} > {MAX_REDUNDANCY}")
 
     words = sum(len(s.text.split()) for s in story.body)
-    problems += _length(story, config, changes=len(events) if events else None, words=words)
+    problems += _length(story, config, changes=news_count(events) if events else None, words=words)
 
     return CheckFigures(
         dangling_citations=len(dangling),
@@ -204,7 +204,7 @@ def expected_urgencies(event: Event) -> set[str]:
     a must-act change is [immediate] when it is breaking or changes CI gates, else a revert
     or reland to [monitor]; anything else may only be planned for or watched."""
     if event.must_act:
-        return {"immediate"} if event.breaking or event.ci_gate else {"monitor"}
+        return {"immediate"} if event.urgency == "immediate" else {"monitor"}
     return {"plan", "monitor"}
 
 
@@ -323,8 +323,8 @@ def _coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, 
 def _length(story: Story, config: WireConfig, *, changes: int | None, words: int) -> list[str]:
     """Rule 7: headline length, and a body within the window's limits (DIGEST.md).
 
-    A quiet window (1–3 changes; without events, a story of 1–3 references) may have a body
-    of one sentence a change, and its lede must say it was quiet.
+    A quiet window (1–3 changes besides routine bumps; without events, a story of 1–3
+    references) may have a body of one sentence a change, and its lede must say so.
     """
     problems = []
     max_chars = config.digest.max_headline_chars

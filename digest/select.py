@@ -61,16 +61,24 @@ def body_limits(window: Window, config: WireConfig, *, changes: int | None) -> B
 
     A day's body has 4 to `max_body_sentences` sentences and at most `max_body_words`
     words; each unit of budget beyond a day's adds a sentence and 20 words. A quiet
-    window (1–3 changes) needs only one sentence and allows no more than one a change.
+    window (1–3 changes, `news_count`) needs only one sentence and allows one a change,
+    plus one for its folded dependency bumps.
     """
     limits = config.digest
     extra = story_budget(window) - DAY_BUDGET
     quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
     return BodyLimits(
         min_sentences=1 if quiet else 4,
-        max_sentences=changes if quiet and changes else limits.max_body_sentences + extra,
+        max_sentences=changes + 1 if quiet and changes else limits.max_body_sentences + extra,
         max_words=limits.max_body_words + 20 * extra,
     )
+
+
+def news_count(events: Iterable[Event]) -> int:
+    """How many changes a story tells of: routine bumps are folded into one clause and do
+    not count, unless bumps are all there is."""
+    events = list(events)
+    return sum(not is_folded_bump(e) for e in events) or len(events)
 
 
 def is_quiet(changes: int) -> bool:
@@ -84,12 +92,10 @@ def is_quiet(changes: int) -> bool:
 def is_folded_bump(event: Event) -> bool:
     """True for a routine dependency bump: counted in one clause, never a sentence of its own.
 
-    A major-version or security bump, and anything a reader must act on, stays a story.
+    A major-version or security bump of what the project ships (`Bump.stands_alone`), and
+    anything a reader must act on, stays a story.
     """
-    if event.must_act:
-        return False
-    bump = _bump_of(event.activity)
-    return bump is not None and not bump.major and not bump.security
+    return event.bump is not None and not event.bump.stands_alone and not event.must_act
 
 
 def _bump_of(activity: Activity) -> BumpInfo | None:

@@ -58,7 +58,7 @@ def test_rule_7_limits_scale_with_the_budget_and_relax_for_a_quiet_window() -> N
     week = body_limits(span(days=7), config, changes=100)
     assert (week.min_sentences, week.max_sentences, week.max_words) == (4, 15, 320)
     quiet = body_limits(span(days=1), config, changes=2)
-    assert (quiet.min_sentences, quiet.max_sentences) == (1, 2)
+    assert (quiet.min_sentences, quiet.max_sentences) == (1, 3)  # a sentence a change + bumps
     assert body_limits(span(days=1), config, changes=None).min_sentences == 4
 
 
@@ -93,6 +93,21 @@ def test_nine_bumps_become_one_counted_clause() -> None:
     text = " ".join(s.text for s in story.body)
     assert "updates nine dependencies" in text
     assert " from 1." not in text  # no bump gets a sentence of its own
+    assert story.checks is not None and story.checks.problems == ()
+
+
+def test_one_change_among_routine_bumps_is_a_quiet_day() -> None:
+    bumps = [
+        change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1", author="dependabot[bot]")
+        for n in range(1, 7)
+    ]
+    story = compose(
+        [*bumps, change(9, "Preserve `RootModel` core metadata")],
+        config=WireConfig(),
+        window=span(days=1),
+    )
+    assert story.lede.startswith("A quiet day for widget: besides six dependency updates, ")
+    assert [s.text for s in story.body][-1] == "widget also updates six dependencies."
     assert story.checks is not None and story.checks.problems == ()
 
 

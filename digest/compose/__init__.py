@@ -19,7 +19,7 @@ from digest.check import check_story, require_integrity
 from digest.classify import Event, classify
 from digest.compose.actions import write_actions
 from digest.compose.citations import MARKER, Draft, cite, number_references
-from digest.compose.headline import draft_no_news, write_headline, write_lede
+from digest.compose.headline import draft_no_news, news, write_headline, write_lede
 from digest.compose.layout import write_day_body, write_sections
 from digest.config import WireConfig, topic_key
 from digest.errors import UnknownTopicError
@@ -94,7 +94,7 @@ def draft_story(
     """
     if not picks:
         return draft_no_news(config=config, window=window, repos=repos, topic=topic)
-    limits = body_limits(window, config, changes=sum(p.landed for p in picks))
+    limits = body_limits(window, config, changes=news(picks))
     writer = write_day_body if window_days(window) <= 1 else write_sections
     for detail in (3, 2, 1, 0):
         paragraphs = writer(picks, config=config, detail=detail)

@@ -1,14 +1,13 @@
 """Action items: one imperative sentence each, saying what to do and why, with its citation.
 
 Only where a reader must act (DIGEST.md): a CI-gate change → [immediate], a breaking
-change → [immediate], a revert or reland → [monitor], a new capability others build on →
-[plan], at most one a project. Reverts and relands of one topic share an item, three
-citations at most; an [immediate] item is never shared, since each one interrupts someone.
+change → [immediate], a revert or reland → [monitor], a deprecation or new support
+others build on → [plan], at most one of each a project. Reverts and relands of one topic
+share an item, three citations at most; an [immediate] item is never shared, since each
+one interrupts someone.
 """
 
 from __future__ import annotations
-
-import re
 
 from digest.compose.body import MAX_CITATIONS
 from digest.compose.citations import cite
@@ -27,17 +26,6 @@ from digest.select import ProjectPick, Unit
 from digest.text import clean_fragment
 
 Action = tuple[str, Urgency, str, str]  # (text, urgency, repo, key of what it cites)
-_CAPABILITY_VERBS = {"support", "enable", "introduce", "expose"}
-_ADDING_VERBS = {"add", "implement", "extend"}
-# What an added thing must be for others to build on it (a heuristic on the title's words).
-_BUILDING_BLOCK = re.compile(
-    r"`|\b(support|api|apis|option|flag|argument|parameter|op|ops|operator|dtype|kernel|"
-    r"backend|model|command|hook|plugin|interface|format|mode)s?\b",
-    re.I,
-)
-_NOT_BUILT_ON = re.compile(
-    r"\b(docstrings?|docs?|documentation|comments?|tests?|typos?|examples?|logging)\b", re.I
-)
 _ORDER = {"immediate": 0, "monitor": 1, "plan": 2}
 
 
@@ -92,6 +80,15 @@ def monitor_item(units: list[Unit], *, name: str) -> str:
     return f"Watch your builds and metrics on {where}: {what} {marker}"
 
 
+def deprecation_item(unit: Unit, *, name: str) -> str:
+    """ "Plan to move off what ExecuTorch deprecates: the change deprecates the legacy …"."""
+    event = unit.lead
+    return (
+        f"Plan to move off what {place(event, name)} deprecates: the change "
+        f"{_predicate(event, max_words=10)} {cite(event.activity)}"
+    )
+
+
 def capability_item(unit: Unit, *, name: str) -> str:
     """ "Plan for what you can now build on ExecuTorch's Arm backend: the change adds …"."""
     event = unit.lead
@@ -101,39 +98,33 @@ def capability_item(unit: Unit, *, name: str) -> str:
     )
 
 
-def is_capability(unit: Unit) -> bool:
-    """True for a new capability others build on: new support, an API, an option, an op…"""
-    event = unit.lead
-    if event.kind != "feature" or event.verb is None:
-        return False
-    if event.verb in _CAPABILITY_VERBS:
-        return True
-    if _NOT_BUILT_ON.search(event.obj):
-        return False
-    return event.verb in _ADDING_VERBS and bool(_BUILDING_BLOCK.search(event.obj))
-
-
 def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Action]:
-    """Action items only where a reader must act (`Event.must_act`), and one [plan] item a
-    project for a new capability; most urgent first."""
+    """Action items where a reader must act (`Event.must_act`) or may plan (a deprecation,
+    new support: at most one of each a project), with the urgency `Event.urgency` gives;
+    most urgent first."""
     items: list[Action] = []
     for pick in picks:
         name = _name(config, pick.repo)
-        planned = False
+        planned: set[str] = set()
         watch: dict[str, list[Unit]] = {}
         for unit in (*pick.units, *pick.extra):
             event = unit.lead
-            if event.must_act and event.ci_gate:
-                items.append((ci_gate_item(unit, name=name), "immediate", event.repo, _key([unit])))
-            elif event.must_act and event.breaking:
-                items.append(
-                    (breaking_item(unit, name=name), "immediate", event.repo, _key([unit]))
+            key = _key([unit])
+            if event.must_act and event.urgency == "immediate":
+                text = (
+                    ci_gate_item(unit, name=name)
+                    if event.ci_gate
+                    else breaking_item(unit, name=name)
                 )
+                items.append((text, "immediate", event.repo, key))
             elif event.must_act:
                 watch.setdefault(topic_of(event) or "", []).append(unit)
-            elif not planned and is_capability(unit):
-                planned = True
-                items.append((capability_item(unit, name=name), "plan", event.repo, _key([unit])))
+            elif event.urgency == "plan":
+                what = "deprecation" if event.deprecation else "support"
+                if what not in planned:
+                    planned.add(what)
+                    write = deprecation_item if event.deprecation else capability_item
+                    items.append((write(unit, name=name), "plan", event.repo, key))
         for units in watch.values():
             for start in range(0, len(units), MAX_CITATIONS):
                 chunk = units[start : start + MAX_CITATIONS]

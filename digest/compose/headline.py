@@ -16,8 +16,13 @@ from digest.compose.phrases import (
 )
 from digest.config import WireConfig
 from digest.model import Window
-from digest.select import ProjectPick, Unit, is_quiet, window_days
+from digest.select import ProjectPick, Unit, bump_count, is_quiet, window_days
 from digest.text import join_words
+
+
+def news(picks: list[ProjectPick]) -> int:
+    """How many changes the story tells of, its folded dependency bumps aside."""
+    return sum(p.landed - len(p.bumps) for p in picks)
 
 
 def write_headline(picks: list[ProjectPick], *, config: WireConfig, max_chars: int) -> str:
@@ -72,16 +77,21 @@ def write_lede(
     picks: list[ProjectPick], *, config: WireConfig, window: Window, topic: str | None
 ) -> str:
     """One sentence on what mattered most; a quiet window's lede says it was quiet."""
-    landed = sum(p.landed for p in picks)
+    landed = news(picks)
     period, opening = period_words(window)
     on = f" on {topic}" if topic else ""
     if is_quiet(landed):
         names = join_words([_name(config, p.repo) for p in picks])
         lead = _lede_phrase(picks[0].lead)
-        if landed == 1:
+        bumps = bump_count(e for p in picks for e in p.bumps)
+        updates = "update" if bumps == 1 else "updates"
+        besides = f"besides {count_word(bumps)} dependency {updates}, " if bumps else ""
+        if landed == 1 and not besides:
             return f"A quiet {period} for {names}{on}, whose only change {lead}."
+        if landed == 1:
+            return f"A quiet {period} for {names}{on}: {besides}its only change {lead}."
         return (
-            f"A quiet {period} for {names}{on}: {count_word(landed)} changes landed, "
+            f"A quiet {period} for {names}{on}: {besides}{count_word(landed)} changes landed, "
             f"the most notable of which {lead}."
         )
     first = picks[0]
