@@ -34,6 +34,7 @@ from bot.commands.handlers import Commands
 from bot.commands.replies import Context
 from bot.delivery.platform import Platform
 from bot.delivery.worker import Worker
+from bot.realtime import Realtime
 from bot.schedule.crontab import trigger_for
 from bot.schedule.leader import Leadership
 from bot.schedule.newsroom import SourceFor, default_source
@@ -90,6 +91,7 @@ class Service:
         commands: Commands,
         settings: Settings,
         adapters: Mapping[str, Adapter] | None = None,
+        realtime: Realtime | None = None,
     ) -> None:
         self.store = store
         self.scheduler = scheduler
@@ -101,8 +103,10 @@ class Service:
             store=store, commands=commands, settings=settings, platforms=worker.platforms
         )
         self.leader = Leadership(store.engine)
+        self.realtime = realtime  # webhook receiver and processor, a front end; the poller
+        receivers = {realtime.name: realtime} if realtime is not None else {}
         self.frontends = Frontends(
-            self.adapters, hub=self.hub, http=settings.http, engine=store.engine
+            {**self.adapters, **receivers}, hub=self.hub, http=settings.http, engine=store.engine
         )
         self._busy = asyncio.Lock()
         self._stop = asyncio.Event()
@@ -151,6 +155,7 @@ class Service:
             commands=commands,
             settings=settings,
             adapters=adapters,
+            realtime=Realtime(store=store, config=config, settings=settings, source_for=source_for),
         )
         try:
             await seed_subscriptions(commands, settings)
@@ -199,6 +204,9 @@ class Service:
             id="tick",
             next_run_time=datetime.now(UTC),
         )
+        if self.realtime is not None and self.settings.realtime.polling:
+            every = int(self.settings.realtime.poll_interval.total_seconds())
+            jobs.add_job(self.poll, IntervalTrigger(seconds=every, timezone=UTC), id="poll")
         self._jobs = jobs
         await self.start_frontends()
         jobs.start()
@@ -231,6 +239,16 @@ class Service:
                 await self.scheduler.remind()
             except Exception:
                 log.exception("scheduling pass failed; the next tick retries")
+
+    async def poll(self) -> None:
+        """As leader, poll the repositories no webhook serves (see `bot.realtime.poller`)."""
+        async with self._busy:
+            if self._stop.is_set() or self.realtime is None or not self.leader.held:
+                return
+            try:
+                await self.realtime.poll()
+            except Exception:
+                log.exception("polling failed; the next poll retries")
 
     async def fire(self) -> None:
         """A channel schedule fired: compose what is due now."""

@@ -8,6 +8,7 @@ configuration (is `executorch` a project? is `xnnpack` a topic?) is the handlers
     /wire list | topics [PROJECT] | preview [TARGET] | help [COMMAND]
     /wire schedule weekdays 09:00 Europe/Berlin | daily [HH:MM] [TZ] | weekly mon [HH:MM] [TZ] | off
     /wire mute 4h | mute off
+    /wire bulletins on | off
     /wire ack ITEM
 """
 
@@ -27,6 +28,7 @@ USAGE = {
     "preview": "/wire preview [TARGET]",
     "schedule": "/wire schedule weekdays|daily [HH:MM] [TZ] | /wire schedule weekly DAY [HH:MM] [TZ] | /wire schedule off",
     "mute": "/wire mute DURATION (e.g. 30m, 4h, 2d) | /wire mute off",
+    "bulletins": "/wire bulletins on|off  ([immediate] items as they land, ahead of the digest)",
     "ack": "/wire ack ITEM",
     "help": "/wire help [COMMAND]",
 }
@@ -99,6 +101,13 @@ class Mute:
 
 
 @dataclass(frozen=True, slots=True)
+class Bulletins:
+    """`/wire bulletins on|off`: whether [immediate] items come at once, as bulletins."""
+
+    enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Ack:
     item: str
 
@@ -125,6 +134,7 @@ Command = (
     | Preview
     | Schedule
     | Mute
+    | Bulletins
     | Ack
     | Help
     | Rejected
@@ -311,6 +321,12 @@ def _mute(args: list[str]) -> Command:
     return Mute(duration)
 
 
+def _bulletins(args: list[str]) -> Command:
+    if len(args) != 1 or args[0].lower() not in ("on", "off"):
+        return Rejected("bulletins needs `on` or `off`", USAGE["bulletins"])
+    return Bulletins(args[0].lower() == "on")
+
+
 def _ack(args: list[str]) -> Command:
     if len(args) != 1 or not _ITEM.match(args[0]):
         return Rejected("ack needs one action-item id", USAGE["ack"])
@@ -336,6 +352,7 @@ _PARSERS = {
     "preview": _preview,
     "schedule": _schedule,
     "mute": _mute,
+    "bulletins": _bulletins,
     "ack": _ack,
     "help": _help,
 }

@@ -81,6 +81,8 @@ class Commands:
                 return await self.schedule(command, ctx)
             case g.Mute():
                 return await self.mute(command, ctx)
+            case g.Bulletins():
+                return await self.bulletins(command, ctx)
             case g.Ack():
                 return await self.ack(command, ctx)
         return rejected("that command is not understood", g.USAGE["help"])
@@ -165,6 +167,8 @@ class Commands:
         lines.append(f"Schedule: {'off' if cron == 'off' else f'`{cron}` {zone}'}")
         if settings.muted_until and settings.muted_until > datetime.now(UTC):
             lines.append(f"Muted until {when(settings.muted_until)}.")
+        if not await self.store.bulletins.enabled(**self._where(ctx)):
+            lines.append("Bulletins: off ([immediate] items wait for the digest).")
         last = await self.store.listing.list(platform=ctx.platform, channel=ctx.channel, limit=1)
         if last:
             info = last[0]
@@ -255,6 +259,20 @@ class Commands:
             text=f"Muted for {duration(command.duration)}, until {when(until)}.",
             visibility="channel",
         )
+
+    async def bulletins(self, command: g.Bulletins, ctx: Context) -> Reply:
+        """Switch bulletins ([immediate] items as they land) on or off for this channel."""
+        changed = await self.store.bulletins.set_enabled(
+            **self._where(ctx), enabled=command.enabled
+        )
+        state = "on" if command.enabled else "off"
+        what = (
+            "[immediate] items arrive here as they land, ahead of the digest"
+            if command.enabled
+            else "[immediate] items wait for the next digest"
+        )
+        already = "" if changed else " (they already were)"
+        return Reply(text=f"Bulletins are {state}{already}: {what}.", visibility="channel")
 
     async def ack(self, command: g.Ack, ctx: Context) -> Reply:
         """Acknowledge an action item posted in this channel."""

@@ -86,8 +86,8 @@ def exclusions(text: str | None) -> str | None:
 
 
 class WireGroup(app_commands.Group):
-    """`/wire subscribe|unsubscribe|list|topics|preview|schedule|mute|ack|help`, in servers
-    only (a story needs a channel that can hold threads)."""
+    """`/wire subscribe|unsubscribe|list|topics|preview|schedule|mute|bulletins|ack|help`,
+    in servers only (a story needs a channel that can hold threads)."""
 
     def __init__(self, runner: Runner) -> None:
         super().__init__(
@@ -172,6 +172,12 @@ class WireGroup(app_commands.Group):
     @mute.autocomplete("duration")
     async def _mute_duration(self, _interaction: discord.Interaction, current: str):
         return completions(current, DURATIONS)
+
+    @app_commands.command(description="[immediate] items as they land, ahead of the digest")
+    @app_commands.describe(state="on or off")
+    @app_commands.choices(state=[app_commands.Choice(name=c, value=c) for c in ("on", "off")])
+    async def bulletins(self, interaction: discord.Interaction, state: str) -> None:
+        await self.runner.run(interaction, ["bulletins", state], changes=True)
 
     @app_commands.command(description="Acknowledge an action item posted in this channel")
     @app_commands.describe(item="The action item's id")

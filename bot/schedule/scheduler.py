@@ -26,6 +26,7 @@ from bot.delivery.platform import Platform
 from bot.delivery.worker import Summary, Worker
 from bot.schedule.crontab import last_fire, trigger_for
 from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.schedule.reported import note_bulletins
 from bot.settings import Settings
 from bot.store import ChannelSettings, Store, Subscription
 from digest.config import WireConfig
@@ -43,6 +44,7 @@ class Plan:
     key: ChannelKey
     window: Window
     filters: tuple[Filter, ...]
+    timezone: str | None = None  # the channel's own, for times its story names
 
 
 @dataclass
@@ -89,7 +91,12 @@ def plan_channel(
     if window is None:
         return None
     key = (channel.platform, channel.workspace, channel.channel)
-    return Plan(key=key, window=window, filters=tuple(filters_of(subscriptions)))
+    return Plan(
+        key=key,
+        window=window,
+        filters=tuple(filters_of(subscriptions)),
+        timezone=channel.timezone,
+    )
 
 
 class Scheduler:
@@ -173,12 +180,22 @@ class Scheduler:
             return
         platform, workspace, channel = plan.key
         if not story.is_empty:
+            composed = [item.id for item in story.action_items]
             story = await with_unacknowledged(
                 story,
                 self.store,
                 platform=platform,
                 channel=channel,
                 since=now - self.settings.carry_unacked_for,
+            )
+            story = await note_bulletins(
+                story,
+                self.store,
+                platform=platform,
+                channel=channel,
+                among=composed,
+                zone=plan.timezone or self.settings.schedule.timezone,
+                now=now,
             )
         queued = await self.store.deliveries.enqueue(
             story, platform=platform, workspace=workspace, channel=channel

@@ -15,6 +15,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.acks import Acks
+from bot.store.bulletins import Bulletins
 from bot.store.channels import Channels
 from bot.store.database import Database
 from bot.store.deliveries import Deliveries, check_failure
@@ -34,6 +35,7 @@ from bot.store.records import (
 from bot.store.stories import Stories
 from bot.store.subscriptions import Subscriptions
 from bot.store.types import utcnow
+from bot.store.webhooks import Changes, WebhookEvent, WebhookEvents
 
 __all__ = [
     "Ack",
@@ -46,6 +48,7 @@ __all__ = [
     "PostedPart",
     "Store",
     "Subscription",
+    "WebhookEvent",
     "check_failure",
     "make_engine",
     "parse_url",
@@ -66,6 +69,9 @@ class Store:
         self.deliveries = Deliveries(self.db)
         self.listing = DeliveryListing(self.db)
         self.acks = Acks(self.db)
+        self.webhooks = WebhookEvents(self.db)  # GitHub deliveries (bot.realtime)
+        self.changes = Changes(self.db)
+        self.bulletins = Bulletins(self.db)
 
     @classmethod
     def from_url(cls, url: str | URL, *, pool_size: int = 5) -> Store:

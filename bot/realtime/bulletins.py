@@ -1,0 +1,178 @@
+"""From a change that just landed to bulletins: judged by the digest's own rules, cut short,
+queued in the outbox for every channel that follows it.
+
+For each landed change (an `Activity` from the project's source) the `Newsdesk`:
+
+1. skips it if it was judged before (`store.changes`: a webhook and a poll, or a merge's
+   pull_request and push deliveries, bring the same change) or landed more than `max_age`
+   ago (the digest has it);
+2. folds every channel's subscriptions into filters, as the scheduler does, and keeps the
+   filters that cover the change's repository;
+3. composes, once per filter, the one-change story `digest.compose` writes for it (the
+   filter's topic and exclusions applied as for a digest); only an `[immediate]` action item
+   in that story makes a bulletin: the digest's rules decide, not this module;
+4. cuts the story to a bulletin (`bulletin_of`) and, for each channel of the filter whose
+   bulletins are on and that is not muted, notes it (`store.bulletins`, once per item and
+   channel) and enqueues it: the worker delivers it like any story, exactly once and paced,
+   and its Acknowledge button, ✅ and reminder work as on a digest item (same item id).
+
+The change is marked judged only after its bulletins are queued, so a crash in between
+judges it again, and enqueueing the same bulletin twice is a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from bot.schedule.newsroom import Filter, apply_excludes, filters_of
+from bot.store import Store, Subscription
+from digest.compose import compose
+from digest.config import WireConfig
+from digest.errors import WireError
+from digest.model import Activity, Story, Window, stable_id
+
+log = logging.getLogger("wire.realtime.bulletins")
+ChannelKey = tuple[str, str, str]  # (platform, workspace, channel)
+
+
+def bulletin_window(activity: Activity) -> Window:
+    """The minute the change landed in: a bulletin's window."""
+    since = activity.landed_at.astimezone(UTC).replace(second=0, microsecond=0)
+    return Window(since=since, until=since + timedelta(minutes=1))
+
+
+def bulletin_of(story: Story) -> Story | None:
+    """The bulletin cut from a one-change story: its headline, one cited sentence, its
+    [immediate] action items and the references they cite; None without such an item."""
+    urgent = tuple(item for item in story.action_items if item.urgency == "immediate")
+    if not urgent or (story.checks is not None and not story.checks.passed):
+        return None
+    cited = {n for item in urgent for n in item.refs}
+    sentence = next((s for s in story.body if cited & set(s.refs)), None)
+    if sentence is None and story.body:
+        sentence = story.body[0]
+    body = (sentence,) if sentence is not None else ()
+    cited |= {n for s in body for n in s.refs}
+    landed = story.window.since.astimezone(UTC)
+    return story.model_copy(
+        update={
+            "id": stable_id("bulletin", story.id, [item.id for item in urgent]),
+            "lede": f"Landed at {landed:%H:%M} UTC; sent now, ahead of the next digest.",
+            "body": body,
+            "action_items": urgent,
+            "references": tuple(ref for ref in story.references if ref.n in cited),
+        }
+    )
+
+
+def covers(story_filter: Filter, repo: str) -> bool:
+    """True when a filter's stories can be about `repo`."""
+    return not story_filter.repos or repo.lower() in {r.lower() for r in story_filter.repos}
+
+
+@dataclass
+class Judged:
+    """What judging some changes did."""
+
+    changes: int = 0  # new changes judged
+    stale: int = 0  # landed too long ago: left to the digest
+    immediate: int = 0  # changes that made at least one bulletin
+    queued: int = 0  # bulletin deliveries created
+    skipped: list[str] = field(default_factory=list)  # channels passed over, and why
+
+
+class Newsdesk:
+    """Judges landed changes and queues their bulletins (see the module docstring)."""
+
+    def __init__(self, *, store: Store, config: WireConfig, max_age: timedelta) -> None:
+        self.store = store
+        self.config = config
+        self.max_age = max_age
+
+    async def judge(
+        self, activities: Iterable[Activity], *, via: str, now: datetime | None = None
+    ) -> Judged:
+        """Judge each change not judged before; queue bulletins for the immediate ones."""
+        now = now or datetime.now(UTC)
+        report = Judged()
+        by_repo: dict[str, list[Activity]] = defaultdict(list)
+        for activity in activities:
+            by_repo[activity.repo].append(activity)
+        for repo, group in by_repo.items():
+            seen = await self.store.changes.seen(repo, [a.sha for a in group])
+            for activity in group:
+                if activity.sha in seen:
+                    continue
+                seen.add(activity.sha)
+                report.changes += 1
+                if now - activity.landed_at > self.max_age:
+                    report.stale += 1
+                else:
+                    await self._bulletins(activity, report, now=now)
+                await self.store.changes.mark(repo, activity.sha, via=via)
+        return report
+
+    async def _bulletins(self, activity: Activity, report: Judged, *, now: datetime) -> None:
+        channels = await self._channels_following(activity.repo)
+        stories: dict[Filter, Story | None] = {}
+        for key, filters in channels.items():
+            for story_filter in filters:
+                if story_filter not in stories:
+                    stories[story_filter] = self._compose(activity, story_filter)
+                story = stories[story_filter]
+                if story is not None:
+                    await self._send(story, key, report, now=now)
+        if any(story is not None for story in stories.values()):
+            report.immediate += 1
+
+    async def _channels_following(self, repo: str) -> dict[ChannelKey, list[Filter]]:
+        by_channel: dict[ChannelKey, list[Subscription]] = defaultdict(list)
+        for sub in await self.store.subscriptions.list():
+            by_channel[(sub.platform, sub.workspace, sub.channel)].append(sub)
+        found = {}
+        for key, subs in sorted(by_channel.items()):
+            filters = [f for f in filters_of(subs) if covers(f, repo)]
+            if filters:
+                found[key] = filters
+        return found
+
+    def _compose(self, activity: Activity, story_filter: Filter) -> Story | None:
+        kept = apply_excludes([activity], excludes=story_filter.excludes, config=self.config)
+        try:
+            story = compose(
+                kept,
+                config=self.config,
+                window=bulletin_window(activity),
+                topic=story_filter.topic,
+                repos=(activity.repo,),
+            )
+        except WireError as error:
+            log.warning(
+                "no bulletin of %s for %s: %s", activity.link, story_filter.describe(), error
+            )
+            return None
+        return bulletin_of(story)
+
+    async def _send(self, story: Story, key: ChannelKey, report: Judged, *, now: datetime):
+        platform, workspace, channel = key
+        where = {"platform": platform, "workspace": workspace, "channel": channel}
+        if not await self.store.bulletins.enabled(**where):
+            report.skipped.append(f"{platform}:{channel}: bulletins off")
+            return
+        settings = await self.store.channels.get(**where)
+        if settings.muted_until is not None and settings.muted_until > now:
+            report.skipped.append(f"{platform}:{channel}: muted")
+            return
+        await self.store.stories.save(story)
+        for item in story.action_items:
+            holder = await self.store.bulletins.note(story_id=story.id, item_id=item.id, **where)
+            if holder != story.id:  # another of the channel's filters already carries it
+                report.skipped.append(f"{platform}:{channel}: {item.id} already sent")
+                return
+        queued = await self.store.deliveries.enqueue(story, **where)
+        report.queued += int(queued.created)
+        log.info("bulletin %s queued for %s:%s (%s)", story.id, platform, channel, story.headline)

@@ -1,0 +1,93 @@
+"""Polling, for repositories without a webhook: every `poll_interval`, on the leader only.
+
+Each configured project whose webhook delivered nothing for `webhook_fresh_for` is read
+through its own source (for GitHub, `github:OWNER/REPO` with the configured token) over a
+window aligned to the hour: from the start of the previous hour to the end of the current
+one. Within an hour every poll asks about the same window, so the GitHub source's
+conditional probe carries the ETag of the last answer and an unchanged repository answers
+304: no rate-limit quota, no search (see `digest.sources.github`). Each project keeps its
+own `EtagCache` for as long as this process polls. New changes go to the `Newsdesk`, which
+judges each (repository, commit) once whoever brings it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.realtime.bulletins import Newsdesk
+from bot.schedule.newsroom import default_source
+from bot.store import Store
+from digest.config import WireConfig
+from digest.errors import WireError
+from digest.model import Window
+from digest.sources.github import EtagCache
+
+log = logging.getLogger("wire.realtime.poller")
+BLOCK = timedelta(hours=1)
+
+
+def poll_window(now: datetime) -> Window:
+    """The window every poll within the hour of `now` asks about: the previous hour and this
+    one, so a change that lands just before the hour turns is still seen."""
+    start = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    return Window(since=start - BLOCK, until=start + BLOCK)
+
+
+@dataclass
+class PollReport:
+    """What one poll did."""
+
+    polled: list[str] = field(default_factory=list)
+    served_by_webhook: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    changes: int = 0
+    queued: int = 0
+
+
+class Poller:
+    """Polls the projects no webhook serves (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: WireConfig,
+        newsdesk: Newsdesk,
+        github_options: dict[str, Any],
+        webhook_fresh_for: timedelta,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.newsdesk = newsdesk
+        self.github_options = dict(github_options)
+        self.webhook_fresh_for = webhook_fresh_for
+        self.caches: dict[str, EtagCache] = {}
+
+    async def poll(self, now: datetime | None = None) -> PollReport:
+        """Poll every project whose webhook is not fresh, once."""
+        now = now or datetime.now(UTC)
+        report = PollReport()
+        repos = [project.repo for project in self.config.projects]
+        heard = await self.store.webhooks.last_received(repos)
+        window = poll_window(now)
+        for project in self.config.projects:
+            last = heard.get(project.repo)
+            if last is not None and now - last < self.webhook_fresh_for:
+                report.served_by_webhook.append(project.repo)
+                continue
+            cache = self.caches.setdefault(project.repo, EtagCache())
+            source = default_source(project, github_options={**self.github_options, "cache": cache})
+            try:
+                activities = [a async for a in source.fetch(window)]
+            except WireError as error:
+                log.warning("polling %s failed: %s", project.repo, error)
+                report.failed.append(project.repo)
+                continue
+            report.polled.append(project.repo)
+            judged = await self.newsdesk.judge(activities, via="poll", now=now)
+            report.changes += judged.changes
+            report.queued += judged.queued
+        return report
