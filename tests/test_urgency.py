@@ -2,7 +2,8 @@
 
 `tests/data/urgency_labels.jsonl` holds changes from shared/data/activity, each labelled by
 reading its title and body (revert, ci_gate, breaking, deprecation, new_support, none) with
-a one-line reason. The test runs the real classifier on those changes, prints the confusion
+a one-line reason; `picked` says whether it was chosen by hand (every label and the hard
+cases) or drawn at random from changes nobody had looked at. The test runs the real classifier on those changes, prints the confusion
 table (in the terminal summary, on stdout and in any failure message) and holds the
 classifier to: precision of [immediate] ≥ 0.95, recall of reverts and CI gates = 1.0.
 """
@@ -126,6 +127,7 @@ def test_the_labelled_set_is_real_varied_and_explained() -> None:
         assert record["sha"] in activities, record
         assert activities[record["sha"]].title == record["title"], record
         assert len(record["reason"]) > 15, record
+        assert record["picked"] in {"by hand", "random (seed 9)"}, record
 
 
 def test_immediate_is_precise_and_no_revert_or_ci_gate_is_missed() -> None:
