@@ -12,6 +12,7 @@ from __future__ import annotations
 from digest.compose.body import MAX_CITATIONS
 from digest.compose.citations import cite
 from digest.compose.phrases import (
+    _is_backend,
     _name,
     _predicate,
     _quoted_title,
@@ -43,10 +44,13 @@ def ci_gate_item(unit: Unit, *, name: str) -> str:
 
 
 def breaking_item(unit: Unit, *, name: str) -> str:
-    """ "Review code that uses ExecuTorch's Arm backend before upgrading: a breaking change …"."""
+    """ "Check your use of pydantic before upgrading: a breaking change drops support for
+    Python 3.9 [1]"; a backend's breaking change names the backend."""
     event = unit.lead
+    topic = topic_of(event)
+    where = f"{name}'s {topic} backend" if topic and _is_backend(event, topic) else name
     return (
-        f"Review code that uses {place(event, name)} before upgrading: a breaking change "
+        f"Check your use of {where} before upgrading: a breaking change "
         f"{_predicate(event, max_words=10)} {cite(event.activity)}"
     )
 

@@ -62,7 +62,11 @@ def _joined_phrases(phrases: list[str]) -> str:
     if len(phrases) == 2:
         verb = _leading_verb(phrases[0])
         if verb and _leading_verb(phrases[1]) == verb:
-            return f"{phrases[0]} and {phrases[1][len(verb) + 1 :]}"
+            second = phrases[1][len(verb) + 1 :]
+            # "added A and B and C" would blur where one change ends and the next begins.
+            if " and " in phrases[0] or " and " in second:
+                return f"{phrases[0]}, as well as {second}"
+            return f"{phrases[0]} and {second}"
     return join_words(phrases)
 
 
