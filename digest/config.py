@@ -59,6 +59,8 @@ class Project(BaseModel):
     topics: tuple[TopicRule, ...] = ()
     # Title prefixes that are not topics ("[BE]", "[ez]" are dropped everywhere already).
     ignore_tags: tuple[str, ...] = ()
+    # The web archive neither lists nor serves its stories without `[web] token`.
+    private: bool = False
 
     @property
     def owner_name(self) -> tuple[str, str]:

@@ -21,7 +21,10 @@ HEADLINE = "CI-INFRA SPLITS PRE-MERGE CI INTO FAST AND SLOW GATES"
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("WIRE_")}
-    return clean | {"WIRE_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}"}
+    return clean | {
+        "WIRE_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}",
+        "WIRE_HTTP__PORT": "0",  # the demo serves its archive: on a free port, not 3000
+    }
 
 
 def wire(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -323,9 +323,11 @@ APP_TOKEN = "xapp-1-A0WIRE0001-wire-test"
 async def test_socket_mode_takes_commands_over_the_websocket(tmp_path: Path) -> None:
     slack = FakeSlack(tokens=[TOKEN], app_tokens=[APP_TOKEN], per_channel_interval=0.02)
     async with slack:
-        running = slack_service(tmp_path, slack.url, slack={"app_token": APP_TOKEN})
+        running = slack_service(
+            tmp_path, slack.url, slack={"app_token": APP_TOKEN}, web={"enabled": False}
+        )
         async with running as (service, _sender):
-            assert service.web_url is None  # nothing to serve over HTTP
+            assert service.web_url is None  # nothing to serve over HTTP (the archive is off)
             await eventually(lambda: slack.sockets)
             fields = dict(parse_qsl(command(slack, "subscribe executorch", "socket")))
             envelope = await slack.send_envelope("slash_commands", fields)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot import metrics
 from bot.acks.unacked import unacknowledged_items
 from bot.delivery.platform import Platform
 from bot.delivery.worker import refresh_item, send_reminders
@@ -58,6 +59,8 @@ async def acknowledge(
     result = await store.acks.record(
         message.item_id, platform=platform, channel=channel, user_id=user_id, user_name=user_name
     )
+    if result.new:
+        metrics.ack_recorded(platform)
     updated = False
     if result.new and platform in platforms:
         try:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Protocol
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -25,6 +26,14 @@ from bot.settings import HttpSettings
 log = logging.getLogger("wire.frontends")
 
 
+class Site(Protocol):
+    """Routes on the web server that belong to no adapter (see `bot.web`)."""
+
+    def mount(self, app: web.Application) -> bool:
+        """Add the routes; True if they are reason enough to start the server."""
+        ...
+
+
 def exclusive_lock_key(name: str) -> int:
     """The advisory lock key of `name`'s exclusive front end (distinct from the leader's)."""
     return LOCK_KEY + 1 + zlib.crc32(name.encode()) % 1_000_000
@@ -34,9 +43,16 @@ class Frontends:
     """Starts, claims and stops the front ends of a set of adapters."""
 
     def __init__(
-        self, adapters: Mapping[str, Adapter], *, hub: Hub, http: HttpSettings, engine: AsyncEngine
+        self,
+        adapters: Mapping[str, Adapter],
+        *,
+        hub: Hub,
+        http: HttpSettings,
+        engine: AsyncEngine,
+        sites: Sequence[Site] = (),
     ) -> None:
         self.adapters = dict(adapters)
+        self.sites = list(sites)  # routes of no adapter: the archive, /metrics (bot.web)
         self.hub = hub
         self.http = http
         self.url: str | None = None  # where the web server listens, once it does
@@ -63,7 +79,7 @@ class Frontends:
         self._closed.clear()
         app = web.Application()
         health_routes(app, started=datetime.now(UTC))
-        served = [adapter.mount(app) for adapter in self.adapters.values()]
+        served = [site.mount(app) for site in [*self.adapters.values(), *self.sites]]
         if any(served):
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()

@@ -13,7 +13,8 @@ flight finishes (composition or post), then everything shuts down.
 Each enabled platform comes as an adapter (see `bot.chat.adapters`): its platform posts, its
 front end takes `/wire`, buttons and reactions. Front ends start with `run` (or
 `start_frontends`; see `bot.app.frontends`, which also keeps an exclusive one, like a Discord
-gateway session, on one replica); the web server listens only if an adapter mounted routes.
+gateway session, on one replica); the web server listens only if an adapter or the archive
+(`[web] enabled`, see `bot.web`) mounted routes.
 """
 
 from __future__ import annotations
@@ -21,14 +22,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.app.frontends import Frontends
+from bot import metrics
+from bot.app.frontends import Frontends, Site
 from bot.chat.adapters import Adapter, Hub, adapters_for
 from bot.commands.handlers import Commands
 from bot.commands.replies import Context
@@ -41,6 +43,7 @@ from bot.schedule.newsroom import SourceFor, default_source
 from bot.schedule.scheduler import RunReport, Scheduler
 from bot.settings import Settings
 from bot.store import Store, upgrade_database
+from bot.web import ArchiveSite, MetricsSite
 from digest.config import Project, WireConfig
 from digest.errors import ConfigError
 
@@ -79,6 +82,18 @@ async def seed_subscriptions(commands: Commands, settings: Settings) -> int:
     return created
 
 
+def web_sites(
+    *, store: Store, config: WireConfig, settings: Settings, counted: metrics.Metrics
+) -> list[Site]:
+    """The archive (`[web] enabled`) and `/metrics` (`[web] metrics`) for the web server."""
+    sites: list[Site] = []
+    if settings.web.enabled:
+        sites.append(ArchiveSite(store=store, config=config, settings=settings.web))
+    if settings.web.metrics:
+        sites.append(MetricsSite(store=store, instance=counted))
+    return sites
+
+
 class Service:
     """One process of The Wire."""
 
@@ -91,6 +106,7 @@ class Service:
         commands: Commands,
         settings: Settings,
         adapters: Mapping[str, Adapter] | None = None,
+        sites: Sequence[Site] = (),
         realtime: Realtime | None = None,
     ) -> None:
         self.store = store
@@ -99,6 +115,7 @@ class Service:
         self.commands = commands
         self.settings = settings
         self.adapters = dict(adapters or {})
+        self.metrics = metrics.active()  # installed fresh by `start`
         self.hub = Hub(
             store=store, commands=commands, settings=settings, platforms=worker.platforms
         )
@@ -106,7 +123,11 @@ class Service:
         self.realtime = realtime  # webhook receiver and processor, a front end; the poller
         receivers = {realtime.name: realtime} if realtime is not None else {}
         self.frontends = Frontends(
-            {**self.adapters, **receivers}, hub=self.hub, http=settings.http, engine=store.engine
+            {**self.adapters, **receivers},
+            hub=self.hub,
+            http=settings.http,
+            engine=store.engine,
+            sites=sites,
         )
         self._busy = asyncio.Lock()
         self._stop = asyncio.Event()
@@ -136,7 +157,10 @@ class Service:
             else {name: adapter.platform for name, adapter in (adapters or {}).items()}
         )
         source_for = source_factory(settings)
-        worker = Worker(store, chosen, settings=settings.delivery)
+        counted = metrics.install(metrics.Metrics())  # this service's own counts
+        worker = Worker(
+            store, chosen, settings=settings.delivery, public_url=settings.web.public_url
+        )
         commands = Commands(
             store=store, config=config, settings=settings, source_for=source_for, platforms=chosen
         )
@@ -155,6 +179,7 @@ class Service:
             commands=commands,
             settings=settings,
             adapters=adapters,
+            sites=web_sites(store=store, config=config, settings=settings, counted=counted),
             realtime=Realtime(store=store, config=config, settings=settings, source_for=source_for),
         )
         try:
@@ -230,7 +255,7 @@ class Service:
                 await self.frontends.claim()
             except Exception:
                 log.exception("starting a front end failed; the next tick retries")
-            if not await self.leader.acquire():
+            if not metrics.leadership(await self.leader.acquire()):
                 self._sync_jobs(set())
                 return
             try:

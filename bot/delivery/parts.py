@@ -32,12 +32,14 @@ class _PartBase(BaseModel):
 
 
 class ParentPart(_PartBase):
-    """The thread's parent message: headline, lede and the window the story covers."""
+    """The thread's parent message: headline, lede, the window the story covers and, when
+    the archive has a public address, the story's page there."""
 
     kind: Literal["parent"] = "parent"
     headline: str
     lede: str
     window_label: str
+    permalink: str | None = None
 
 
 class BodyPart(_PartBase):
@@ -84,8 +86,14 @@ def _cited(story: Story, numbers: Iterable[int]) -> tuple[Reference, ...]:
     return tuple(ref for ref in story.references if ref.n in wanted)
 
 
-def parts_of(story: Story) -> list[Part]:
-    """The parts of `story` in posting order; index 0 is the thread's parent."""
+def permalink(story_id: str, public_url: str | None) -> str | None:
+    """The address of a story's page in the archive at `public_url` (None when unset)."""
+    return f"{public_url.rstrip('/')}/stories/{story_id}" if public_url else None
+
+
+def parts_of(story: Story, *, public_url: str | None = None) -> list[Part]:
+    """The parts of `story` in posting order; index 0 is the thread's parent, which links
+    to the story's archive page when `public_url` (`[web] public_url`) is given."""
     parts: list[Part] = [
         ParentPart(
             index=0,
@@ -93,6 +101,7 @@ def parts_of(story: Story) -> list[Part]:
             headline=story.headline,
             lede=story.lede,
             window_label=story.window.label(),
+            permalink=permalink(story.id, public_url),
         )
     ]
     if story.is_empty:

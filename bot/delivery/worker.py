@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 
+from bot import metrics
 from bot.delivery.parts import AckMark, item_id_of, item_part, parts_of, reminder_part
 from bot.delivery.platform import Platform
 from bot.errors import LeaseLostError, PermanentError, RetryableError
@@ -108,8 +109,10 @@ class Worker:
         settings: DeliverySettings | None = None,
         worker_id: str | None = None,
         rng: random.Random | None = None,
+        public_url: str | None = None,
     ) -> None:
         self.store = store
+        self.public_url = public_url  # [web] public_url: parent messages link to the archive
         self.platforms = (
             dict(platforms) if isinstance(platforms, Mapping) else {p.name: p for p in platforms}
         )
@@ -187,9 +190,11 @@ class Worker:
         return [_Claimed(claim, posted[claim.id], claimed_at) for claim in claims]
 
     async def _start(self, claimed: _Claimed, stop: asyncio.Event) -> Summary:
-        return await self.deliver(
+        done = await self.deliver(
             claimed.claim, stop=stop, posted=claimed.posted, claimed_at=claimed.claimed_at
         )
+        count_outcome(claimed.claim.platform, done, since=claimed.claimed_at)
+        return done
 
     async def run_forever(self, stop: asyncio.Event) -> Summary:
         """Poll the outbox until `stop` is set; returns the totals."""
@@ -239,7 +244,8 @@ class Worker:
             posted = await deliveries.posted_parts(claim.id)
         recorded = {p.part_index: p.message_id for p in posted}
         parent = recorded.get(0)
-        missing = [part for part in parts_of(story) if part.index not in recorded]
+        parts = parts_of(story, public_url=self.public_url)
+        missing = [part for part in parts if part.index not in recorded]
         half = self.settings.lease / 2
         renew_at = (claimed_at + half) if claimed_at is not None else utcnow()
         try:
@@ -312,6 +318,18 @@ class Worker:
         return "retried"
 
 
+def count_outcome(platform: str, done: Summary, *, since: datetime) -> None:
+    """Count one delivery's outcome in the metrics: posted (with the seconds since its
+    claim), failed (to be retried) or dead; a released or lost one is not settled here."""
+    if done.delivered:
+        seconds = (utcnow() - since).total_seconds()
+        metrics.delivery_settled(platform, "posted", seconds=seconds)
+    elif done.retried:
+        metrics.delivery_settled(platform, "failed")
+    elif done.dead:
+        metrics.delivery_settled(platform, "dead")
+
+
 async def list_deliveries(
     store: Store, *, state: str | None = None, channel: str | None = None, limit: int = 50
 ) -> list[DeliveryInfo]:
@@ -371,5 +389,7 @@ async def send_reminders(
             continue
         key = f"{message.delivery_id}.r{message.part_index}"
         await platform.post(message.channel, part, message.thread_id, key=key)
-        sent += await store.acks.record_reminder(message.item_id, channel=message.channel)
+        recorded = await store.acks.record_reminder(message.item_id, channel=message.channel)
+        metrics.reminders_sent(message.platform, int(recorded))
+        sent += recorded
     return sent

@@ -39,6 +39,7 @@ import aiohttp
 import discord
 from discord.http import HTTPClient, Route
 
+from bot import metrics
 from bot.delivery.pacing import Pacer
 from bot.delivery.parts import ParentPart, Part
 from bot.delivery.platform import RecentKeys
@@ -93,12 +94,14 @@ def translate_error(exc: BaseException, *, action: str, channel: str) -> Platfor
     ("post", "start a thread in", "edit a message in")."""
     where = f"Discord: could not {action} channel {channel}"
     if isinstance(exc, discord.RateLimited):
+        metrics.rate_limited("discord")
         return RetryableError(f"{where}: rate limited", retry_after=exc.retry_after)
     if isinstance(exc, discord.DiscordServerError):
         return RetryableError(f"{where}: Discord failed (HTTP {exc.status})")
     if isinstance(exc, discord.HTTPException):
         status, code = exc.status, exc.code
         if status == 429:
+            metrics.rate_limited("discord")
             return RetryableError(
                 f"{where}: rate limited",
                 retry_after=retry_after_header(getattr(exc.response, "headers", None)),

@@ -299,9 +299,11 @@ def render(part: Part, *, oncall_role_id: int | None = None) -> list[Payload]:
     """
     match part:
         case ParentPart():
+            permalink = safe_url(part.permalink) if part.permalink else None
+            archive = f"\n\n[Read it in the archive]({permalink})" if permalink else ""
             embeds = _embeds(
                 title=escape_text(part.headline),
-                description=escape_text(part.lede),
+                description=escape_text(part.lede) + archive,
                 colour=COLOURS["parent"],
                 footer=clean(part.window_label),
             )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot import metrics
 from bot.store import Subscription
 from digest.classify import classify
 from digest.compose import compose
@@ -114,6 +115,7 @@ async def compose_filter(
     """Gather, filter and compose the checked story of one filter over one window."""
     repos = story_filter.repos or tuple(p.repo for p in config.projects)
     projects = [config.project(repo) for repo in repos]
-    activities = await gather([source_for(p) for p in projects], window)
-    kept = apply_excludes(activities, excludes=story_filter.excludes, config=config)
-    return compose(kept, config=config, window=window, topic=story_filter.topic, repos=repos)
+    with metrics.composing():  # stories composed, compose seconds
+        activities = await gather([source_for(p) for p in projects], window)
+        kept = apply_excludes(activities, excludes=story_filter.excludes, config=config)
+        return compose(kept, config=config, window=window, topic=story_filter.topic, repos=repos)

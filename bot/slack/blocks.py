@@ -43,6 +43,7 @@ from bot.delivery.parts import (
 from bot.slack.escape import (
     escape_mrkdwn,
     is_user_group_id,
+    link,
     one_line,
     plain_text,
     safe_url,
@@ -256,13 +257,16 @@ def _cited_pieces(
 
 def render_parent(part: ParentPart) -> list[SlackMessage]:
     """Headline as a header (continued in a section when longer than 150 characters), the
-    lede as a section, the window as context."""
+    lede as a section, the window as context, and a link to the story's archive page when
+    it has one."""
     head, rest = _split_header(part.headline)
     blocks: list[Block] = [header(head)] if head else []
     if rest:
         blocks += [section(c) for c in _chunks(ELLIPSIS + rest)]
     blocks += [section(c) for c in _chunks(part.lede)]
     blocks += [context(c) for c in _chunks(part.window_label)]
+    if part.permalink and safe_url(part.permalink):
+        blocks.append(context(link(part.permalink, "Read it in the archive")))
     return _messages(blocks, _preview(f"{part.headline} — {part.lede}"))
 
 

@@ -36,6 +36,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import metrics
 from bot.delivery.pacing import Pacer
 from bot.delivery.parts import Part
 from bot.delivery.platform import RecentKeys
@@ -100,6 +101,7 @@ def translate_error(exc: Exception, *, method: str, channel: str) -> PlatformErr
         status = exc.response.status_code
         error = str(exc.response.get("error") or f"HTTP {status}")
         if status == 429 or error in ("ratelimited", "rate_limited"):
+            metrics.rate_limited("slack")
             retry_after = retry_after_header(exc.response.headers)
             return RetryableError(f"{where} was rate limited", retry_after=retry_after)
         if status >= 500 or error in RETRYABLE_ERRORS:

@@ -5,7 +5,8 @@
     queued = await store.deliveries.enqueue(story, platform="slack", workspace="T1", channel="C1")
     await store.close()
 
-Each repository (`subscriptions`, `channels`, `stories`, `deliveries`, `listing`, `acks`)
+Each repository (`subscriptions`, `channels`, `stories`, `deliveries`, `listing`, `acks`,
+`archive`)
 opens one short transaction per call (through `Store.db`, see `bot.store.database`) and returns frozen records from `bot.store.records`.
 """
 
@@ -15,6 +16,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.acks import Acks
+from bot.store.archive import ArchivePage, StoryArchive
 from bot.store.bulletins import Bulletins
 from bot.store.channels import Channels
 from bot.store.database import Database
@@ -40,6 +42,7 @@ from bot.store.webhooks import Changes, WebhookEvent, WebhookEvents
 __all__ = [
     "Ack",
     "AckResult",
+    "ArchivePage",
     "ChannelSettings",
     "Claim",
     "DeliveryInfo",
@@ -72,6 +75,7 @@ class Store:
         self.webhooks = WebhookEvents(self.db)  # GitHub deliveries (bot.realtime)
         self.changes = Changes(self.db)
         self.bulletins = Bulletins(self.db)
+        self.archive = StoryArchive(self.db)
 
     @classmethod
     def from_url(cls, url: str | URL, *, pool_size: int = 5) -> Store:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import exists, select
@@ -71,6 +72,20 @@ class Acks:
         """Every ack of `item_id` in `channel`, oldest first."""
         async with self._db.read() as conn:
             return await _acks_on(conn, item_id, channel)
+
+    async def for_items(self, item_ids: Collection[str]) -> dict[str, tuple[Ack, ...]]:
+        """Every ack of each of `item_ids` in any channel, oldest first (the archive's
+        "acknowledged by" of a story); an item nobody acknowledged is absent."""
+        query = (
+            select(A.item_id, A.platform, A.channel, A.user_id, A.user_name, A.acked_at)
+            .where(A.item_id.in_(sorted(set(item_ids))))
+            .order_by(A.acked_at, A.id)
+        )
+        found: dict[str, list[Ack]] = {}
+        async with self._db.read() as conn:
+            for row in await conn.execute(query):
+                found.setdefault(row.item_id, []).append(Ack(**row._asdict()))
+        return {item_id: tuple(acks) for item_id, acks in found.items()}
 
     async def find_item_message(
         self, item_id: str, *, platform: str, channel: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.store.archive import index_story_on, is_listed
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.tables import StoryRow
@@ -15,11 +16,19 @@ from digest.model import Story
 async def save_story_on(conn: AsyncConnection, story: Story) -> None:
     """Insert `story` inside an open transaction; an existing id is left as it is."""
     insert = insert_for(conn.engine)
-    await conn.execute(
+    saved = await conn.execute(
         insert(StoryRow)
-        .values(id=story.id, json=story.model_dump_json(), created_at=utcnow())
+        .values(
+            id=story.id,
+            json=story.model_dump_json(),
+            created_at=utcnow(),
+            topic=story.topic,
+            listed=is_listed(story),
+        )
         .on_conflict_do_nothing(index_elements=["id"])
     )
+    if saved.rowcount == 1:
+        await index_story_on(conn, story)
 
 
 class Stories:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     ForeignKey,
     Index,
     Integer,
@@ -19,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
     text,
 )
@@ -84,13 +86,31 @@ class ChannelSettingsRow(Base):
 
 
 class StoryRow(Base):
-    """A composed Story, kept as its JSON so the worker delivers exactly what was composed."""
+    """A composed Story, kept as its JSON so the worker delivers exactly what was composed.
+
+    `topic` and `listed` (checks passed, not a "no news" story) are copied out of the JSON
+    for the archive's listing, as are the repositories (`StoryRepoRow`)."""
 
     __tablename__ = "stories"
+    __table_args__ = (Index("ix_stories_listed", "listed", "created_at"),)
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     json: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    topic: Mapped[str | None] = mapped_column(String(200))
+    listed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class StoryRepoRow(Base):
+    """A repository a story covers, so the archive filters and hides stories by project."""
+
+    __tablename__ = "story_repos"
+    __table_args__ = (Index("ix_story_repos_repo", "repo"),)
+
+    story_id: Mapped[str] = mapped_column(
+        ForeignKey("stories.id", ondelete="CASCADE"), primary_key=True
+    )
+    repo: Mapped[str] = mapped_column(String(200), primary_key=True)
 
 
 class DeliveryRow(Base):

@@ -1,0 +1,205 @@
+"""The archive's routes on the service's web server.
+
+    GET /                         the latest stories, newest first (?page=, ?project=, ?topic=)
+    GET /stories/{id}             one story in the house layout
+    GET /stories/{id}.json        the story as `wire digest --format json` prints it
+    GET /static/archive.css       the one stylesheet
+
+Pages are server-rendered from Jinja2 templates with autoescaping on everything and no
+script at all; every response carries a strict Content-Security-Policy. Stories of
+private projects are neither listed nor served (404, as if absent) without the token (see
+`bot.web.access`).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from urllib.parse import urlencode
+
+from aiohttp import web
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from bot.settings import WebSettings
+from bot.store import Store
+from bot.web.access import Access
+from bot.web.views import story_view, summary_view
+from digest.config import WireConfig
+from digest.model import Story
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+STORY_ID = r"[A-Za-z0-9_-]{1,64}"
+
+
+def templates() -> Environment:
+    """The archive's template environment: autoescape on, undefined names are errors."""
+    return Environment(
+        loader=PackageLoader("bot.web", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def story_json(story: Story) -> str:
+    """The JSON contract of a story, exactly as `wire digest --format json` writes it."""
+    return story.model_dump_json(indent=2) + "\n"
+
+
+def _page_number(raw: str | None) -> int:
+    try:
+        return max(int(raw or 1), 1)
+    except ValueError:
+        return 1
+
+
+class ArchiveSite:
+    """The archive pages over a store; `mount` adds its routes to a web application."""
+
+    def __init__(self, *, store: Store, config: WireConfig, settings: WebSettings) -> None:
+        self.store = store
+        self.config = config
+        self.settings = settings
+        self.access = Access(
+            private_repos=[p.repo for p in config.projects if p.private],
+            token=settings.token,
+        )
+        self.env = templates()
+        self._css = resources.files("bot.web").joinpath("static/archive.css").read_bytes()
+
+    def mount(self, app: web.Application) -> bool:
+        """Add the archive's routes; True (it serves pages)."""
+        app.router.add_get("/", self.index)
+        app.router.add_get(f"/stories/{{story_id:{STORY_ID}}}.json", self.story_as_json)
+        app.router.add_get(f"/stories/{{story_id:{STORY_ID}}}", self.story_page)
+        app.router.add_get("/static/archive.css", self.stylesheet)
+        return True
+
+    def _respond(
+        self, request: web.Request, body: str, *, status: int = 200, content_type="text/html"
+    ) -> web.Response:
+        response = web.Response(
+            text=body, status=status, content_type=content_type, charset="utf-8"
+        )
+        response.headers.update(SECURITY_HEADERS)
+        response.headers["Cache-Control"] = "no-store" if self.access.private_repos else "no-cache"
+        self.access.remember(request, response)
+        return response
+
+    def render(self, request: web.Request, name: str, *, status: int = 200, **context):
+        """An HTML response from template `name`."""
+        html = self.env.get_template(name).render(**context)
+        return self._respond(request, html, status=status)
+
+    def _not_found(self, request: web.Request) -> web.Response:
+        return self.render(request, "not_found.html", status=404, title="Story not found")
+
+    def _projects(self, hidden: frozenset[str]):
+        hidden_lower = {repo.lower() for repo in hidden}
+        return [p for p in self.config.projects if p.repo.lower() not in hidden_lower]
+
+    async def index(self, request: web.Request) -> web.Response:
+        """The latest stories, newest first, a page at a time, by project and topic."""
+        hidden = self.access.hidden(request)
+        projects = self._projects(hidden)
+        wanted = request.query.get("project", "").strip()
+        topic = request.query.get("topic", "").strip() or None
+        project = next(
+            (
+                p
+                for p in projects
+                if wanted.lower()
+                in {p.repo.lower(), p.name.lower(), *(a.lower() for a in p.aliases)}
+            ),
+            None,
+        )
+        unknown = bool(wanted) and project is None
+        page = _page_number(request.query.get("page"))
+        size = self.settings.page_size
+        found = await self.store.archive.page(
+            repo=project.repo if project else None,
+            topic=topic,
+            hidden=hidden,
+            offset=(page - 1) * size,
+            limit=0 if unknown else size,
+        )
+        total = 0 if unknown else found.total
+        pages = max((total + size - 1) // size, 1)
+        query = {
+            k: v
+            for k, v in (("project", project.repo if project else ""), ("topic", topic or ""))
+            if v
+        }
+
+        def link(number: int) -> str:
+            return "/?" + urlencode({**query, "page": number}) if number > 1 or query else "/"
+
+        return self.render(
+            request,
+            "index.html",
+            title="Latest stories",
+            stories=[summary_view(s, config=self.config) for s in found.stories],
+            projects=projects,
+            topics=await self._topics(hidden, projects),
+            project=project,
+            wanted=wanted,
+            unknown=unknown,
+            topic=topic,
+            page=page,
+            pages=pages,
+            total=total,
+            newer=link(page - 1) if page > 1 else None,
+            older=link(page + 1) if page < pages else None,
+        )
+
+    async def _topics(self, hidden: frozenset[str], projects) -> list[str]:
+        """The topics to filter by: those of the visible projects and of listed stories."""
+        names = {t.name.lower(): t.name for p in projects for t in p.topics}
+        for topic in await self.store.archive.topics(hidden=hidden):
+            names.setdefault(topic.lower(), topic)
+        return sorted(names.values(), key=str.lower)
+
+    async def _story(self, request: web.Request) -> Story | None:
+        story = await self.store.stories.get(request.match_info["story_id"])
+        if story is None:
+            return None
+        hidden = {repo.lower() for repo in self.access.hidden(request)}
+        if hidden & {repo.lower() for repo in story.repos}:
+            return None
+        if story.checks is not None and not story.checks.passed:
+            return None  # never delivered: not published either
+        return story
+
+    async def story_page(self, request: web.Request) -> web.Response:
+        """One story: headline, lede, cited body, action items with acks, references."""
+        story = await self._story(request)
+        if story is None:
+            return self._not_found(request)
+        acks = await self.store.acks.for_items([item.id for item in story.action_items])
+        view = story_view(story, config=self.config, acks=acks)
+        return self.render(request, "story.html", title=story.headline, story=view)
+
+    async def story_as_json(self, request: web.Request) -> web.Response:
+        """The story's JSON contract (see `story_json`)."""
+        story = await self._story(request)
+        if story is None:
+            return self._respond(
+                request, '{"error": "not found"}\n', status=404, content_type="application/json"
+            )
+        return self._respond(request, story_json(story), content_type="application/json")
+
+    async def stylesheet(self, request: web.Request) -> web.Response:
+        """The archive's stylesheet (the CSP allows styles from this origin only)."""
+        response = web.Response(body=self._css, content_type="text/css", charset="utf-8")
+        response.headers.update(SECURITY_HEADERS)
+        response.headers["Cache-Control"] = "public, max-age=3600"
+        return response
