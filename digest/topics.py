@@ -113,11 +113,11 @@ def _first_topic_folder(path: str, blocked: frozenset[str], skip: frozenset[str]
 
 
 # Glob results per rule set (keyed by identity: hashing the rules costs more than matching).
-_GLOBBED: dict[int, tuple[tuple[TopicRule, ...], dict[str, str | None]]] = {}
+_GLOBBED: dict[int, tuple[tuple[TopicRule, ...], dict[str, tuple[str, ...]]]] = {}
 
 
-def _glob_topic(rules: tuple[TopicRule, ...], path: str) -> str | None:
-    """The configured topic whose globs match `path` (the first rule wins), or None."""
+def _glob_topics(rules: tuple[TopicRule, ...], path: str) -> tuple[str, ...]:
+    """The configured topics whose globs match `path`, in configuration order."""
     held, seen = _GLOBBED.get(id(rules), ((), {}))
     if held is not rules:
         if len(_GLOBBED) > 64:
@@ -125,7 +125,7 @@ def _glob_topic(rules: tuple[TopicRule, ...], path: str) -> str | None:
         seen = {}
         _GLOBBED[id(rules)] = (rules, seen)
     if path not in seen:
-        seen[path] = next((r.name for r in rules if r.matches_path(path)), None)
+        seen[path] = tuple(r.name for r in rules if r.matches_path(path))
     return seen[path]
 
 
@@ -207,17 +207,26 @@ def topics_for(
             found.setdefault(topic_key(name), name)
 
     blocked = context.generic | own_names(project)
-    derived: Counter[str] = Counter()
-    globbed: list[str] = []
+    # Path topics by weight: the code a change touches leads, its CI, test and doc files
+    # follow; a configured topic leads a derived one; more lines lead fewer.
+    weights: dict[str, tuple[bool, bool, int]] = {}
+    derived_keys: set[str] = set()
     for change in activity.files:
-        configured = _glob_topic(project.topics, change.path)
-        if configured is not None:
-            globbed.append(configured)
-            continue
-        candidate = _candidate(change.path, project, context.generic, context.containers)
-        if candidate is not None:
-            derived[context.display(candidate, project)] += max(1, change.lines)
-    derived_keys = {topic_key(d) for d in derived}
+        names = _glob_topics(project.topics, change.path)
+        if not names:
+            candidate = _candidate(change.path, project, context.generic, context.containers)
+            if candidate is None:
+                continue
+            names = (context.display(candidate, project),)
+            derived_keys.add(topic_key(names[0]))
+        aside = is_ci_path(change.path) or is_test_path(change.path) or is_doc_path(change.path)
+        for name in names:
+            was_aside, was_derived, lines = weights.get(name, (True, True, 0))
+            weights[name] = (
+                was_aside and aside,
+                was_derived and topic_key(name) in derived_keys,
+                lines - max(1, change.lines),
+            )
     for tag in tags:
         key = topic_key(tag)
         rule = project.topic_for_key(key)
@@ -236,8 +245,6 @@ def topics_for(
             add(rule.name)
         elif area is not None and topic_key(area) not in blocked:
             add(context.display(area, project))
-    for name in globbed:
-        add(name)
-    for name, _ in sorted(derived.items(), key=lambda kv: -kv[1]):
+    for name in sorted(weights, key=weights.__getitem__):
         add(name)
     return tuple(found.values())

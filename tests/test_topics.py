@@ -102,6 +102,20 @@ def test_a_name_keeps_the_capitals_the_titles_give_it() -> None:
     assert topics_of(other) == ("Crcr",)
 
 
+def test_the_code_a_change_touches_leads_its_ci_and_test_files() -> None:
+    config = example_config()
+    mixed = change(
+        ".ci/scripts/wheel/test_linux.py",
+        ".ci/scripts/wheel/test_macos.py",
+        "backends/cortex_m/library/cmsis_nn.py",
+        repo="pytorch/executorch",
+    )
+    assert topics_of(mixed, config) == ("Cortex-M", "CI")
+    # Every configured topic whose globs match a path is kept (OSDC holds Grafana's folder).
+    nested = change("osdc/modules/monitoring/dashboards/a.json", repo="pytorch/ci-infra")
+    assert topics_of(nested, config) == ("OSDC", "Grafana")
+
+
 def test_area_labels_give_topics_and_process_labels_do_not() -> None:
     labelled = change("Cargo.toml", labels=("area: resolver", "bug", "needs review"))
     assert topics_of(labelled) == ("Resolver",)
