@@ -63,10 +63,11 @@ def _joined_phrases(phrases: list[str]) -> str:
         verb = _leading_verb(phrases[0])
         if verb and _leading_verb(phrases[1]) == verb:
             second = phrases[1][len(verb) + 1 :]
-            # "added A and B and C" would blur where one change ends and the next begins.
-            if " and " in phrases[0] or " and " in second:
-                return f"{phrases[0]}, as well as {second}"
-            return f"{phrases[0]} and {second}"
+            # "added A and B and C" would blur where one change ends and the next begins,
+            # and "used A and locked B" reads "locked" as a verb: plain "and" only before a
+            # quotation, and when neither object has an "and" of its own.
+            plain = second.startswith(("“", "`")) and " and " not in phrases[0] + second
+            return f"{phrases[0]} and {second}" if plain else f"{phrases[0]}, as well as {second}"
     return join_words(phrases)
 
 
