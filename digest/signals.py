@@ -21,6 +21,8 @@ from digest.topics import is_ci_path, is_doc_path, is_test_path
 # ---------------------------------------------------------------- breaking
 
 _FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*\S", re.M)
+# A squash merge lists its commits ("* feat(api)!: drop v1"): one marked `!` breaks.
+_SQUASHED_BANG = re.compile(r"^\s*[*-]\s+[a-z]+(\([^)\n]*\))?!:\s", re.M)
 _BREAKING_TAG = {"breaking", "breakingchange", "bcbreaking", "semvermajor"}
 _STATED_BREAKING = re.compile(
     r"\b(this|the)\s+(pr|change|commit|diff)\s+is\s+(a\s+)?"
@@ -60,13 +62,19 @@ _DEPRECATE_BODY = re.compile(
 
 # ---------------------------------------------------------------- CI gates
 
+# What blocks merges, said outright (title or body) …
 _GATE = re.compile(
-    r"\bpre-?merge\b|\brequired\s+(status\s+)?(checks?|workflows?|jobs?)\b"
-    r"|\bmerge[- ](rules?|queue|gates?)\b|\bbranch\s+protection\b|\brequires\s+list\b"
+    r"\brequired\s+(status\s+)?(checks?|workflows?|jobs?)\b|\brequired\s+merge[- ]queue\b"
+    r"|\bmerge[- ](rules?|gates?)\b|\bmerge[- ]queue\s+(gate|check)s?\b"
+    r"|\bbranch\s+protection\b|\brequires\s+list\b|\bsole\s+required\b"
     r"|\b(pr|merge)[- ]blocking\b|\bblock(s|ing)?\s+(the\s+)?(pr\s+)?merg(es?|ing)\b"
-    r"|\bgat(e|es|ed|ing)\s+(pr\s+)?merg(es?|ing)\b|\bsole\s+required\b",
+    r"|\bgat(e|es|ed|ing)\s+(pr\s+)?merg(es?|ing)\b",
     re.I,
 )
+# … or a title that changes the gates of the pre-merge suite or merge queue ("Split pre-merge
+# CI into fast and slow gates"; not "Fix a flaky pre-merge test").
+_GATE_SUITE = re.compile(r"\bpre-?merge\b|\bmerge[- ]queue\b", re.I)
+_GATE_WORD = re.compile(r"\b(gates?|gating|required|requires?|block\w*|checks?)\b", re.I)
 _GATE_NEGATED = re.compile(
     r"\bno\s+gate\s+change|\bnot\s+(a\s+)?(required|blocking)\b|\bnon-?blocking\b"
     r"|\b(does\s+not|doesn't|do\s+not|don't|won't|will\s+not)\s+block\b",
@@ -97,7 +105,7 @@ def is_breaking(
     statement in the body, or, for a `code` change, a removed public API named in the title)."""
     if any(_is_breaking_label(label) for label in activity.labels):
         return True
-    if marker or _FOOTER.search(activity.body):
+    if marker or _FOOTER.search(activity.body) or _SQUASHED_BANG.search(activity.body):
         return True
     if any(topic_key(t) in _BREAKING_TAG for t in tags):
         return True
@@ -140,11 +148,13 @@ def is_ci_gate(activity: Activity, subject: str, body: str, ci_touch: bool) -> b
         return True
     if not ci_touch:
         return False
-    if _GATE.search(f"{subject}\n{body}") is None:
+    if _GATE_NEGATED.search(subject) is None and (
+        _GATE.search(subject) or (_GATE_SUITE.search(subject) and _GATE_WORD.search(subject))
+    ):
+        return True
+    if _GATE.search(body) is None:
         return False
-    return any(
-        _GATE.search(s) and not _GATE_NEGATED.search(s) for s in [subject, *_sentences(body)]
-    )
+    return any(_GATE.search(s) and not _GATE_NEGATED.search(s) for s in _sentences(body))
 
 
 def is_new_support(subject: str) -> bool:

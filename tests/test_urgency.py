@@ -172,13 +172,24 @@ def urgency(activity: Activity) -> str | None:
         change("Rename the client options", body="Done.\n\nBREAKING CHANGE: `timeout` is gone."),
         change("Rename the client options", body="BREAKING-CHANGE: `timeout` is gone."),
         change("feat(api)!: drop the v1 endpoints"),
+        change("Client cleanup (#12)", body="* fix: typo\n* feat(client)!: rename `timeout`\n"),
         change("Rename the client options", labels=("breaking change",)),
         change("Rename the client options", labels=("semver-major",)),
         change("Rename the client options", labels=("topic: bc breaking",)),
         change("Remove deprecated `parse_obj`"),
         change("Drop support for Python 3.8"),
     ],
-    ids=["footer", "footer-dash", "bang", "label", "semver-major", "bc-label", "rm-api", "py"],
+    ids=[
+        "footer",
+        "footer-dash",
+        "bang",
+        "squashed-bang",
+        "label",
+        "semver-major",
+        "bc-label",
+        "rm-api",
+        "py",
+    ],
 )
 def test_a_change_that_says_it_breaks_is_immediate(activity: Activity) -> None:
     assert urgency(activity) == "immediate"
@@ -232,10 +243,14 @@ def test_only_changes_to_what_blocks_merges_are_ci_gates() -> None:
         "Rework CI", ".github/workflows/ci.yml", body="`lint` is now a required status check."
     )
     assert classify_one(stated, BARE).ci_gate
+    split = change("Split pre-merge CI into fast and slow gates", ".github/workflows/pre.yml")
+    assert classify_one(split, BARE).ci_gate
     for quiet in (
         change("Gate the nightly build on a label", ".github/workflows/nightly.yml"),
         change("Add measurement", ".github/workflows/pull.yml", body="No gate change."),
         change("Increase load test timeout", ".github/workflows/load.yml"),
+        change("Fix a flaky pre-merge smoke test", ".github/workflows/pre-merge.yml"),
+        change("Cut merge queue wait", ".github/workflows/ci.yml", body="Queues move faster."),
         # Words about merges in a code change are not CI.
         change("Make required checks in the validator stricter", "src/validator.py"),
     ):
