@@ -32,9 +32,13 @@ _STATED_BREAKING = re.compile(
     r"(api|function|method|class|argument|parameter|option|flag|module)s?\b",
     re.I | re.M,
 )
-# "Drop support for Python 3.9", "Remove deprecated `parse_obj`": a removal stated as such.
+# "Drop support for Python 3.9", "Remove Python 3.8 support", "Remove deprecated `parse_obj`":
+# a removal stated as such.
 _REMOVED_API = re.compile(
-    r"^(remove|drop|delete)s?\s+(support\s+for|(the\s+)?(deprecated|public)\b)", re.I
+    r"^(remove|drop|delete)s?\s+(support\s+for|(the\s+)?(deprecated|public)\b)"
+    r"|^(remove|drop)s?\s+([\w.+-]+\s+){1,3}support(\s+(for|on|in)\b.*)?$"
+    r"|^drop\s+(python|node(\.?js)?|ruby|php|java|jdk|go|rust|msrv)\s+v?\d",
+    re.I,
 )
 # "Remove usage of deprecated X", "remove deprecated X from <place>": the project stops using it.
 _USAGE = re.compile(r"\b(usages?|uses?|calls?)\s+(of|to)\b|\bdeprecated\b.*\bfrom\b", re.I)
