@@ -70,19 +70,28 @@ EXPLAINED = {
 }
 
 
+class CountedRateLimitRetry(AsyncRateLimitErrorRetryHandler):
+    """slack-sdk's retry after a 429, counting the 429 (`bot.metrics`); a 429 it does not
+    retry surfaces as an error and is counted by `translate_error`."""
+
+    async def prepare_for_next_attempt_async(self, **kwargs) -> None:
+        metrics.rate_limited("slack")
+        await super().prepare_for_next_attempt_async(**kwargs)
+
+
 def default_retry_handlers() -> list[AsyncRetryHandler]:
     """slack-sdk's own retries, kept small: the delivery worker retries whole parts."""
     return [
         AsyncConnectionErrorRetryHandler(max_retry_count=2),
-        AsyncRateLimitErrorRetryHandler(max_retry_count=1),
+        CountedRateLimitRetry(max_retry_count=1),
         AsyncServerErrorRetryHandler(max_retry_count=2),
     ]
 
 
 def attach_retry_handlers(client: AsyncWebClient) -> AsyncWebClient:
     """Add to `client` each default retry handler whose kind it does not have yet."""
-    kinds = {type(handler) for handler in client.retry_handlers}
-    client.retry_handlers += [h for h in default_retry_handlers() if type(h) not in kinds]
+    kinds = tuple(type(handler) for handler in client.retry_handlers)
+    client.retry_handlers += [h for h in default_retry_handlers() if not isinstance(h, kinds)]
     return client
 
 
