@@ -12,7 +12,8 @@ For each landed change (an `Activity` from the project's source) the `Newsdesk`:
    filter's topic and exclusions applied as for a digest); only an `[immediate]` action item
    in that story makes a bulletin: the digest's rules decide, not this module;
 4. cuts the story to a bulletin (`bulletin_of`) and, for each channel of the filter whose
-   bulletins are on and that is not muted, notes it (`store.bulletins`, once per item and
+   bulletins are on, that is not muted and was not posted the item already (by a digest
+   that came first), notes it (`store.bulletins`, once per item and
    channel) and enqueues it: the worker delivers it like any story, exactly once and paced,
    and its Acknowledge button, ✅ and reminder work as on a digest item (same item id).
 
@@ -167,6 +168,10 @@ class Newsdesk:
         if settings.muted_until is not None and settings.muted_until > now:
             report.skipped.append(f"{platform}:{channel}: muted")
             return
+        for item in story.action_items:
+            if await self.store.acks.find_item_message(item.id, platform=platform, channel=channel):
+                report.skipped.append(f"{platform}:{channel}: {item.id} already posted")
+                return
         await self.store.stories.save(story)
         for item in story.action_items:
             holder = await self.store.bulletins.note(story_id=story.id, item_id=item.id, **where)

@@ -33,7 +33,7 @@ from digest.sources import Source
 log = logging.getLogger("wire.realtime.processor")
 SourceFor = Callable[[Project], Source]
 MARGIN = timedelta(minutes=2)  # around the delivery's times: clocks and merge queues differ
-LEASE = timedelta(minutes=2)
+LEASE = timedelta(seconds=30)  # judging one delivery takes well under a second
 BATCH = 10
 
 
@@ -75,7 +75,14 @@ class EventProcessor:
         self.wake = asyncio.Event()
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Process deliveries until `stop` is set; a failing pass is logged and retried."""
+        """Process deliveries until `stop` is set; a failing pass is logged and retried.
+
+        On SQLite, where one process serves, claims left by a killed predecessor are
+        released first; on PostgreSQL they expire with their lease."""
+        if self.store.backend == "sqlite":
+            released = await self.store.webhooks.release_claims()
+            if released:
+                log.info("took back %d webhook deliveries a stopped process had claimed", released)
         while not stop.is_set():
             try:
                 done = await self.run_once()

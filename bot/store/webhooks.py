@@ -155,6 +155,18 @@ class WebhookEvents:
             rows = (await conn.execute(statement)).all()
         return sorted((WebhookEvent(**r._asdict()) for r in rows), key=lambda e: e.id)
 
+    async def release_claims(self) -> int:
+        """Forget every claim on pending deliveries (their processors are gone: call it only
+        where no other process can be working, as at the start of a single SQLite process)."""
+        row = WebhookEventRow
+        statement = (
+            update(row)
+            .where((row.state == "pending") & row.claimed_until.is_not(None))
+            .values(claimed_until=None)
+        )
+        async with self._db.begin() as conn:
+            return (await conn.execute(statement)).rowcount
+
     async def settle(self, event_id: int, *, state: str, error: str | None = None) -> None:
         """End the handling of a delivery: `done`, `ignored` or `failed` (with `error`)."""
         await self._update(
