@@ -21,7 +21,10 @@ from bot.store import Store, upgrade_database
 from digest.model import ActionItem, CheckFigures, Reference, Sentence, Story, Window, stable_id
 
 POSTGRES_URL = os.environ.get("WIRE_TEST_POSTGRES_URL")
-TABLES = "subscriptions, channel_settings, stories, deliveries, posted_parts, acks, reminders"
+TABLES = (
+    "subscriptions, channel_settings, stories, deliveries, posted_parts, acks, reminders, "
+    "webhook_events, realtime_changes, bulletins, channel_bulletins"
+)
 
 
 def _asyncpg_dsn(url: str) -> str:

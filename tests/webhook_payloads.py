@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
 import uuid
 from datetime import UTC
@@ -155,6 +156,8 @@ class WebhookSender:
             signature = signature_of(body, secret or self.secret)
         if signature:
             headers["X-Hub-Signature-256"] = signature
-        async with self._session.post(self.url, data=body, headers=headers) as response:
+        headers["Content-Length"] = str(len(body))
+        data = io.BytesIO(body)  # a file: aiohttp streams it instead of holding the loop
+        async with self._session.post(self.url, data=data, headers=headers) as response:
             await response.read()
             return response.status, delivery

@@ -7,7 +7,6 @@ one of them runs, so the digest commands never load the service, SQLAlchemy or a
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import typer
 from rich.console import Console
 from sqlalchemy import text
 
+from bot import logs
 from bot.app.cli_options import ConfigOption, fail, resolve_config
 from bot.app.service import Service
 from bot.commands.replies import Context
@@ -41,10 +41,9 @@ def _settings(config: Path | None) -> Settings:
 
 
 def _logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+    """Log to stderr as [log] format says, with every secret of the settings redacted."""
+    logs.configure(
+        level=settings.log_level, format=settings.log.format, secrets=logs.secrets_in(settings)
     )
 
 

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 
-from bot import metrics
+from bot import logs, metrics
 from bot.delivery.parts import AckMark, item_id_of, item_part, parts_of, reminder_part
 from bot.delivery.platform import Platform
 from bot.errors import LeaseLostError, PermanentError, RetryableError
@@ -190,6 +190,9 @@ class Worker:
         return [_Claimed(claim, posted[claim.id], claimed_at) for claim in claims]
 
     async def _start(self, claimed: _Claimed, stop: asyncio.Event) -> Summary:
+        logs.bind(
+            delivery=claimed.claim.id, story=claimed.claim.story_id, channel=claimed.claim.channel
+        )
         done = await self.deliver(
             claimed.claim, stop=stop, posted=claimed.posted, claimed_at=claimed.claimed_at
         )

@@ -1,0 +1,169 @@
+"""How the service logs: text lines for a terminal, or one JSON object per line.
+
+A leaf (stdlib and pydantic only). `configure` installs one handler on the root logger:
+
+    logs.configure(level="INFO", format="json", secrets=logs.secrets_in(settings))
+    {"time": "2026-05-27T09:00:01.120Z", "level": "INFO", "logger": "wire.deliver",
+     "event": "delivery 42 retried", "delivery": 42, "story": "story_1c…", "channel": "C0…"}
+
+The delivery, story and channel ids come from `bind` (a context variable, so an asyncio
+task's ids stay its own: the worker binds them for each delivery it starts) or from a
+call's `extra={"delivery": …}`.
+
+Secrets never reach the output: every configured secret value, and anything shaped like a
+token (Slack xox…/xapp-, GitHub ghp_/github_pat_, `Bearer …`/`Bot …` credentials,
+`token=`/`secret=` query values, a URL's password), is replaced by "[redacted]" in every field of every line,
+tracebacks included, whatever logger wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any, Literal, TextIO
+
+from pydantic import BaseModel, SecretStr
+
+REDACTED = "[redacted]"
+IDS = ("delivery", "story", "channel")
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+TOKEN_SHAPES = re.compile(
+    r"xox[abposr]-[A-Za-z0-9-]+"
+    r"|xapp-[A-Za-z0-9-]+"
+    r"|gh[pousr]_[A-Za-z0-9]{16,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|(?P<scheme>\bBearer )[^\s'\",;]{8,}"
+    r"|(?P<bot>\bBot )[A-Za-z0-9._-]{24,}"
+    r"|(?P<query>[?&](?:token|secret|access_token|key)=)[^&\s'\"]+",
+    re.IGNORECASE,
+)
+URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@/\s]+@")  # postgresql://user:PASSWORD@host
+_ids: ContextVar[dict[str, Any] | None] = ContextVar("wire_log_ids", default=None)
+
+
+def bind(**ids: Any) -> None:
+    """Attach ids (delivery=, story=, channel=) to every line logged from here on in the
+    current context (an asyncio task's own)."""
+    _ids.set({**(_ids.get() or {}), **{k: v for k, v in ids.items() if v is not None}})
+
+
+def bound() -> dict[str, Any]:
+    """The ids bound in the current context."""
+    return dict(_ids.get() or {})
+
+
+class Redactor:
+    """Replaces secret values and token-shaped strings with "[redacted]"."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        values = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+        self._secrets = re.compile("|".join(map(re.escape, values))) if values else None
+
+    def __call__(self, text: str) -> str:
+        if self._secrets is not None:
+            text = self._secrets.sub(REDACTED, text)
+        text = URL_PASSWORD.sub(rf"\g<1>{REDACTED}@", text)
+        return TOKEN_SHAPES.sub(_keep_prefix, text)
+
+
+def _keep_prefix(match: re.Match[str]) -> str:
+    return (match["scheme"] or match["bot"] or match["query"] or "") + REDACTED
+
+
+def _ids_of(record: logging.LogRecord) -> dict[str, Any]:
+    found = bound()
+    found.update({k: getattr(record, k) for k in IDS if getattr(record, k, None) is not None})
+    return {k: found[k] for k in IDS if k in found}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record: time, level, logger, event, the ids, the exception."""
+
+    def __init__(self, redact: Redactor) -> None:
+        super().__init__()
+        self.redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "event": record.getMessage(),
+        }
+        line["time"] = line["time"].replace("+00:00", "Z")
+        line.update(_ids_of(record))
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        elif record.stack_info:
+            line["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(
+            {k: self.redact(v) if isinstance(v, str) else v for k, v in line.items()},
+            ensure_ascii=False,
+        )
+
+
+class TextFormatter(logging.Formatter):
+    """`time LEVEL logger: message [delivery=… story=… channel=…]`, redacted."""
+
+    def __init__(self, redact: Redactor) -> None:
+        super().__init__(TEXT_FORMAT)
+        self.redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        ids = _ids_of(record)
+        if ids:
+            first, newline, rest = text.partition("\n")
+            tags = " ".join(f"{k}={v}" for k, v in ids.items())
+            text = f"{first} [{tags}]{newline}{rest}"
+        return self.redact(text)
+
+
+def formatter(format: Literal["text", "json"], *, secrets: Iterable[str] = ()) -> logging.Formatter:
+    """The formatter of `format`, redacting `secrets`."""
+    redact = Redactor(secrets)
+    return JsonFormatter(redact) if format == "json" else TextFormatter(redact)
+
+
+def configure(
+    *,
+    level: str = "INFO",
+    format: Literal["text", "json"] = "text",
+    secrets: Iterable[str] = (),
+    stream: TextIO | None = None,
+) -> logging.Handler:
+    """Send every log record to `stream` (default stderr) as `format`; returns the handler.
+    Replaces the handlers a previous call installed."""
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "_wire", False)]:
+        root.removeHandler(old)
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler.setFormatter(formatter(format, secrets=secrets))
+    handler._wire = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level)
+    return handler
+
+
+def secrets_in(model: BaseModel) -> list[str]:
+    """Every `SecretStr` value in a settings model and its sections, and the password of
+    any URL among its strings (the database's), for `configure`."""
+    return list(_secrets(model))
+
+
+def _secrets(value: Any) -> Iterator[str]:
+    if isinstance(value, SecretStr):
+        yield value.get_secret_value()
+    elif isinstance(value, str) and (found := URL_PASSWORD.search(value)):
+        yield found.group(0)[len(found.group(1)) : -1]  # a database URL's password
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _secrets(getattr(value, name))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _secrets(item)
