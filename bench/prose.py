@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import sys
 import time
@@ -33,6 +34,18 @@ from digest.prose.facts import build_facts  # noqa: E402
 from digest.prose.settings import ProseSettings  # noqa: E402
 from digest.sources.replay import ReplaySource  # noqa: E402
 from tests.fakes.openai_server import LIES, FakeOpenAI, good  # noqa: E402
+
+
+class Reasons(logging.Handler):
+    """Collects why "wire.prose" fell back to the rules' text."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append(record.getMessage().split(": ", 1)[1])
+
 
 ACTIVITY = ROOT.parent / "shared" / "data" / "activity"
 FILES = ("pytorch-executorch-2026-q2.jsonl", "pytorch-ci-infra-2026-05.jsonl")
@@ -59,6 +72,10 @@ async def measure(latency: float, days: int) -> None:
         Window(since=START + timedelta(days=d), until=START + timedelta(days=d + 1))
         for d in range(days)
     ]
+    reasons = Reasons()
+    prose_log = logging.getLogger("wire.prose")
+    prose_log.addHandler(reasons)
+    prose_log.propagate = False
     async with FakeOpenAI(latency=latency) as fake:
         prose = ProseSettings(engine="llm", base_url=fake.url, model=fake.model, timeout=10)
         config: WireConfig = base.model_copy(update={"prose": prose})
@@ -73,16 +90,18 @@ async def measure(latency: float, days: int) -> None:
                 continue
             stories += 1
             fake.script(good)
-            asked = len(fake.requests)
+            asked, fallbacks = len(fake.requests), len(reasons.seen)
             started = time.perf_counter()
             story = await compose_activities(activities, config=config, window=window)
             elapsed = time.perf_counter() - started
             requests = len(fake.requests) - asked
-            accepted += story.lede != rules.lede
+            fake.clear()
+            accepted += len(reasons.seen) == fallbacks and story.body != rules.body
             rules_times.append(rules_time)
             llm_times.append(elapsed)
             own_times.append(elapsed - requests * latency - rules_time)
 
+        good_reasons = list(reasons.seen)
         lies_sent, lies_through = 0, 0
         for window in windows:
             rules = compose(activities, config=base, window=window)
@@ -97,6 +116,7 @@ async def measure(latency: float, days: int) -> None:
                     continue  # this lie needs a story shape the day does not have
                 fake.script(lie, lie)
                 story = await compose_activities(activities, config=config, window=window)
+                fake.clear()
                 lies_sent += 1
                 lies_through += (story.lede, story.body) != (rules.lede, rules.body)
         problems = list(fake.problems)
@@ -108,6 +128,8 @@ async def measure(latency: float, days: int) -> None:
     print(line("LLM path, wall (compose + rewrite)", llm_times))
     print(line("LLM path minus latency minus compose", own_times))
     print(f"good rewrites accepted: {accepted}/{stories}")
+    for reason in sorted(set(good_reasons)):
+        print(f"  {good_reasons.count(reason)} × {reason[:150]}")
     print(f"lying answers that reached a story: {lies_through}/{lies_sent}")
     print(f"request problems seen by the fake: {problems or 'none'}")
 

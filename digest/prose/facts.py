@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
+
+from lemminflect import getAllLemmas
 
 from digest.classify import Event
 from digest.config import WireConfig
 from digest.model import Story
-from digest.text import content_words
+from digest.text import CITATION, STOPWORDS
 
 MARKERS = re.compile(r"(?:\[\d+\])+")
 MARKER = re.compile(r"\[(\d+)\]")
@@ -47,9 +50,28 @@ def is_name_or_number(token: str) -> bool:
     return any(c.isupper() or c.isdigit() for c in token) or token.lower() in NUMBER_WORDS
 
 
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9]|[a-z0-9]")
+
+
+@cache
+def lemma(word: str) -> str:
+    """A word's dictionary form, so "backed", "backs" and "back" compare equal."""
+    lemmas = getAllLemmas(word)
+    for pos in ("VERB", "NOUN", "ADJ"):
+        if pos in lemmas:
+            return lemmas[pos][0]
+    return word
+
+
+def words(text: str) -> set[str]:
+    """Lower-case content words of `text` in dictionary form, citations and stopwords removed."""
+    found = _WORD.findall(CITATION.sub(" ", text.lower()))
+    return {lemma(w) for w in found if w not in STOPWORDS and len(w) > 2}
+
+
 def claim_words(text: str, *, ignore: frozenset[str]) -> set[str]:
     """The content words of a claim that can tie it to a reference (no filler, names, counts)."""
-    return content_words(text) - FILLER - NUMBER_WORDS - ignore
+    return words(text) - FILLER - NUMBER_WORDS - ignore
 
 
 @dataclass(frozen=True)
@@ -132,6 +154,30 @@ class Facts:
         cited = [self.citations[n] for n in draft.refs if n in self.citations]
         return Vocabulary.of([draft.text, *(t for c in cited for t in (c.title, *c.topics))])
 
+    def lede_claims(self) -> dict[str | None, set[str]]:
+        """Per project, the claim words the draft says about it (its sentences, its part of
+        the rules' lede); under None, what the draft says before naming any project."""
+        said: dict[str | None, set[str]] = {}
+        for text in (self.lede, *(s.text for s in self.sentences)):
+            for project, claim in self.credits(text):
+                said.setdefault(project, set()).update(claim)
+        return said
+
+    def credits(self, text: str) -> list[tuple[str | None, set[str]]]:
+        """`text` cut at each project it names: (project, the claim words that follow)."""
+        pattern = "|".join(
+            rf"(?<![\w-]){re.escape(n)}(?![\w-])"
+            for n in sorted(self.configured_names, key=len, reverse=True)
+        )
+        if not pattern:
+            return [(None, claim_words(text, ignore=self.name_words))]
+        pieces = re.split(f"({pattern})", text, flags=re.I)
+        canonical = {n.lower(): n for n in self.configured_names}
+        result = [(None, claim_words(pieces[0], ignore=self.name_words))]
+        for name, claim in zip(pieces[1::2], pieces[2::2], strict=True):
+            result.append((canonical[name.lower()], claim_words(claim, ignore=self.name_words)))
+        return result
+
     def lede_vocabulary(self) -> Vocabulary:
         """What the lede may draw on: the whole story's facts."""
         return Vocabulary.of(
@@ -195,7 +241,7 @@ def build_facts(story: Story, *, events: Iterable[Event], config: WireConfig) ->
         w
         for p in (config.project(r) for r in story.repos)
         for text in (p.name, p.repo, *p.aliases)
-        for w in content_words(text.replace("/", " "))
+        for w in words(text.replace("/", " "))
     }
     return Facts(
         headline=story.headline,

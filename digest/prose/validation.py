@@ -80,15 +80,15 @@ def answer_errors(answer: Answer, facts: Facts) -> list[str]:
     if MARKER.search(lede):
         errors.append(f"the lede cites {MARKERS.findall(lede)}; the lede carries no citations")
     errors += [f"the lede: {e}" for e in _wording_errors(lede, facts.lede_vocabulary())]
-    drafted = facts.projects_named(" ".join((facts.lede, *(d.text for d in facts.sentences))))
-    strangers = facts.projects_named(lede) - drafted
-    if strangers:
-        errors.append(f"the lede names {', '.join(sorted(strangers))}, which the draft does not")
+    errors += _lede_credit_errors(lede, facts)
     for index, (text, draft) in enumerate(zip(answer.body, facts.sentences, strict=True)):
         label = f"sentence {index + 1}"
         if not text.strip() or len(text) > MAX_SENTENCE_CHARS:
             errors.append(f"{label} is empty or longer than {MAX_SENTENCE_CHARS} characters")
             continue
+        length, drafted = len(text.split()), len(draft.text.split())
+        if length > 2 * drafted + 8:
+            errors.append(f"{label} has {length} words; its draft has {drafted}: keep it as short")
         errors += [f"{label}: {e}" for e in _citation_errors(text, draft.refs, facts)]
         credited = facts.projects_named(text) - facts.projects_named(draft.text)
         if credited:
@@ -107,6 +107,25 @@ def answer_errors(answer: Answer, facts: Facts) -> list[str]:
                 )
         vocabulary = facts.sentence_vocabulary(index)
         errors += [f"{label}: {e}" for e in _wording_errors(text, vocabulary)]
+    return errors
+
+
+def _lede_credit_errors(lede: str, facts: Facts) -> list[str]:
+    """The lede cites nothing, so what it says of a project must be what the draft says of it."""
+    said = facts.lede_claims()
+    everywhere = set().union(*said.values()) if said else set()
+    errors = []
+    for project, claim in facts.credits(lede):
+        if project is not None and project not in said:
+            errors.append(f"the lede names {project}, which the draft does not")
+            continue
+        known = said.get(project, set()) if project else everywhere
+        new = claim - known
+        if new:
+            about = f"of {project}" if project else "before naming a project"
+            errors.append(
+                f"the lede says {', '.join(sorted(new))} {about}, which the draft does not"
+            )
     return errors
 
 

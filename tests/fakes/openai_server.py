@@ -128,6 +128,31 @@ def other_project(facts: Facts) -> str:
     return answer(facts["lede"], body)
 
 
+def misattributed_lede(facts: Facts) -> str:
+    """Lies in the lede, which cites nothing: ExecuTorch's lead claim credited to another project."""
+    body = drafts(facts)
+    others = [p for p in facts["projects"] if p != "ExecuTorch"]
+    lead = next(claim(s) for s in body if "ExecuTorch" in s)
+    return answer(lead.replace("ExecuTorch", others[0], 1) + ".", body)
+
+
+def wrong_component(facts: Facts) -> str:
+    """Lies about where a change is: a sentence gains "for et-vk", an alias of the Vulkan
+    topic, which its reference does not touch. The words are lower-case and ordinary, so
+    only the attribution check (rule 2) can catch it."""
+    body = drafts(facts)
+    topics = {r["ref"]: r["topics"] for r in facts["references"]}
+    index = next(
+        i
+        for i, s in enumerate(body)
+        if markers(s)
+        and "vulkan" not in s.lower()
+        and not any("Vulkan" in topics[int(n)] for n in re.findall(r"\[(\d+)\]", s))
+    )
+    body[index] = f"{claim(body[index])} for et-vk {markers(body[index])}."
+    return answer(facts["lede"], body)
+
+
 def new_number(facts: Facts) -> str:
     """Lies: a figure no source gives."""
     body = drafts(facts)
@@ -161,7 +186,7 @@ def wrong_count(facts: Facts) -> str:
 
 def padded(facts: Facts) -> str:
     """Lies by length: every sentence repeats its claim until the body passes 200 words,
-    with nothing new in it, so only the story checks (rule 7's word budget) can catch it."""
+    with nothing new in it."""
     body = drafts(facts)
     times = 2 + 200 // max(1, sum(len(claim(s).split()) for s in body))
     padded = []
@@ -192,6 +217,8 @@ LIES: dict[str, Writer] = {
     "dropped citation": dropped_citation,
     "wrong count": wrong_count,
     "padded": padded,
+    "misattributed lede": misattributed_lede,
+    "wrong component": wrong_component,
     "not JSON": not_json,
 }
 
@@ -220,6 +247,15 @@ class FakeOpenAI:
         """Answer the next requests with `replies` in order (a bare writer is a 200)."""
         for reply in replies:
             self._script.append(reply if isinstance(reply, Scripted) else Scripted(write=reply))
+
+    @property
+    def pending(self) -> int:
+        """Scripted replies not yet answered."""
+        return len(self._script)
+
+    def clear(self) -> None:
+        """Forget the scripted replies not yet answered."""
+        self._script.clear()
 
     async def start(self) -> str:
         app = web.Application()
