@@ -12,6 +12,7 @@ import pytest
 from aiohttp import web
 from pydantic import SecretStr
 
+from bot import metrics
 from bot.realtime.payloads import Hint, read_delivery
 from bot.realtime.receiver import MAX_BODY, WebhookReceiver
 from bot.realtime.signature import is_signed, signature_of
@@ -179,3 +180,26 @@ async def test_a_body_over_25_mb_is_400_and_not_stored(served, caplog) -> None:
     payload["zen"] = "x" * (MAX_BODY - len(json.dumps(payload).encode()))
     status, fine = await sender.send("ping", json.dumps(payload).encode())
     assert status == 202 and await store.webhooks.get(fine) is not None
+
+
+async def test_deliveries_are_counted_by_event_and_outcome(served) -> None:
+    sender, _store = served
+    previous = metrics.active()
+    counted = metrics.install(metrics.Metrics())
+    try:
+        gate = merged_pull_request(demo_activity(619))
+        _, delivery = await sender.send("pull_request", gate)
+        await sender.send("pull_request", gate, delivery=delivery)
+        await sender.send("pull_request", gate, secret="guessed")
+        await sender.send("ping", ping("pytorch/ci-infra"))
+    finally:
+        metrics.install(previous)
+
+    def count(event: str, outcome: str) -> float | None:
+        labels = {"event": event, "outcome": outcome}
+        return counted.registry.get_sample_value("wire_webhook_events_total", labels)
+
+    assert count("pull_request", "accepted") == 1
+    assert count("pull_request", "duplicate") == 1
+    assert count("unverified", "refused") == 1
+    assert count("ping", "ignored") == 1

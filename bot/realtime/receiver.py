@@ -16,6 +16,8 @@ Answers, in the order they are decided:
   repository's webhook works, so the repository is not polled).
 
 Every refusal is one log line saying why; the secret and the signature are never logged.
+Each delivery is counted in `wire_webhook_events` (`bot.metrics`) by event and outcome; an
+unverified one only as "unverified", since its headers are not to be trusted.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import logging
 from aiohttp import web
 from pydantic import SecretStr
 
+from bot import metrics
 from bot.realtime.payloads import Hint, MalformedPayload, read_delivery
 from bot.realtime.signature import is_signed
 from bot.store import Store
@@ -60,20 +63,24 @@ class WebhookReceiver:
         body = await _read_capped(request)
         if body is None:
             log.warning("webhook delivery %r refused: body over %d bytes", delivery[:100], MAX_BODY)
+            metrics.webhook_event("unverified", "too_large")
             return _answer(400, "payload too large: GitHub's limit is 25 MB")
         signature = request.headers.get("X-Hub-Signature-256")
         if not is_signed(body, signature, self._secret.get_secret_value()):
             why = "no X-Hub-Signature-256 header" if not signature else "a wrong signature"
             log.warning("webhook delivery %r refused: %s", delivery[:100], why)
+            metrics.webhook_event("unverified", "refused")  # its headers are not to be trusted
             return _answer(401, "signature missing or wrong")
         if not event or not delivery or len(delivery) > 100:
             log.warning("webhook delivery refused: X-GitHub-Event or X-GitHub-Delivery missing")
+            metrics.webhook_event(event or "none", "malformed")
             return _answer(400, "X-GitHub-Event and X-GitHub-Delivery are required")
         try:
             payload = json.loads(body)
             meaning = read_delivery(event, payload)
         except (ValueError, MalformedPayload) as error:
             log.warning("webhook delivery %s (%s) refused: malformed: %s", delivery, event, error)
+            metrics.webhook_event(event, "malformed")
             return _answer(400, f"malformed {event} payload")
         if isinstance(meaning, Hint):
             stored = await self.store.webhooks.record(
@@ -92,8 +99,10 @@ class WebhookReceiver:
             )
         if not stored:
             log.info("webhook delivery %s (%s) was received before: nothing to do", delivery, event)
+            metrics.webhook_event(event, "duplicate")
             return _answer(200, "duplicate")
         self.received += 1
+        metrics.webhook_event(event, "accepted" if isinstance(meaning, Hint) else "ignored")
         if isinstance(meaning, Hint):
             log.info("webhook delivery %s: %s on %s, stored", delivery, event, meaning.repo)
             if self.wake is not None:
