@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -22,7 +23,7 @@ from digest.check import require_integrity
 from digest.compose import compose
 from digest.config import WireConfig, load_config
 from digest.errors import ConfigError
-from digest.model import Story, Window
+from digest.model import Reference, Sentence, Story, Window
 from digest.pipeline import compose_activities, compose_window
 from digest.prose.client import ChatClient
 from digest.prose.engine import window_events
@@ -397,3 +398,84 @@ def test_the_prose_table_is_read_from_the_file(tmp_path, monkeypatch) -> None:
     file.write_text('[prose]\nengine = "llm"\n')
     with pytest.raises(ConfigError, match="needs the model"):
         load_config(file)
+
+
+# ---------------------------------------------------------------- the leash, sentence by sentence
+
+LEDE = "ExecuTorch backed out XNNPACK serialization, while ci-infra split pre-merge CI into fast and slow gates."
+DRAFT = (
+    "ExecuTorch backs out XNNPACK serialization [1].",
+    "ci-infra splits pre-merge CI into fast and slow gates [2].",
+    "Beyond these, ExecuTorch lands two more changes.",
+)
+FAITHFUL_LEDE = "ci-infra splits pre-merge CI into fast and slow gates, while ExecuTorch backs out XNNPACK serialization."
+FAITHFUL = (
+    "Meanwhile, ExecuTorch backs out the XNNPACK serialization [1].",
+    "ci-infra split its pre-merge CI into fast and slow gates [2].",
+    "ExecuTorch lands two more changes.",
+)
+
+
+def small_story() -> Story:
+    refs = [
+        (
+            "pytorch/executorch",
+            19752,
+            'Back out "Globally serialize XNNPACK execution, add logging"',
+        ),
+        ("pytorch/ci-infra", 619, "Split pre-merge CI into fast and slow gates"),
+    ]
+    return Story(
+        id="story_small",
+        window=SHOWCASE,
+        repos=("pytorch/executorch", "pytorch/ci-infra"),
+        headline="EXECUTORCH BACKS OUT XNNPACK SERIALIZATION",
+        lede=LEDE,
+        body=tuple(
+            Sentence(text=t, refs=tuple(int(n) for n in re.findall(r"\[(\d+)\]", t))) for t in DRAFT
+        ),
+        references=tuple(
+            Reference(
+                n=n,
+                repo=repo,
+                number=pr,
+                title=title,
+                url=f"https://github.com/{repo}/pull/{pr}",
+                sha=f"sha{n}",
+            )
+            for n, (repo, pr, title) in enumerate(refs, 1)
+        ),
+    )
+
+
+def errors_of(lede: str = FAITHFUL_LEDE, **sentences: str) -> list[str]:
+    body = list(FAITHFUL)
+    for key, text in sentences.items():
+        body[int(key[1:]) - 1] = text
+    facts = build_facts(small_story(), events=[], config=example_config())
+    return answer_errors(Answer(lede=lede, body=tuple(body)), facts)
+
+
+def test_a_faithful_paraphrase_passes_the_leash() -> None:
+    assert errors_of() == []
+
+
+@pytest.mark.parametrize(
+    ("lede", "sentences", "error"),
+    [
+        (None, {"s3": "ExecuTorch lands two more security fixes."}, "sentence 3 cites nothing"),
+        (None, {"s3": "ExecuTorch lands three more changes."}, "not in the facts: three"),
+        (None, {"s1": "ExecuTorch backs out `serialize_all` in XNNPACK [1]."}, "code `serialize_all`"),
+        (None, {"s1": "ExecuTorch backs out “XNNPACK serialization everywhere” [1]."}, "quotes"),
+        (None, {"s1": "Sadly, ExecuTorch backs out XNNPACK serialization [1]."}, "Sadly"),
+        (None, {"s2": "ci-infra splits pre-merge CI into fast and slow gates [2][1]."}, "its draft cites [2]"),
+        (None, {"s1": "ExecuTorch backs out XNNPACK serialization [2]."}, "its draft cites [1]"),
+        (None, {"s2": "ExecuTorch splits pre-merge CI into fast and slow gates [2]."}, "names ExecuTorch"),
+        ("ExecuTorch splits pre-merge CI into fast and slow gates.", {}, "of ExecuTorch, which the draft does not"),
+        ("ci-infra splits pre-merge CI into fast and slow gates [2].", {}, "the lede cites"),
+        ("The Wire has big news: ci-infra splits pre-merge CI.", {}, "not in the facts: Wire"),
+    ],
+)  # fmt: skip
+def test_each_liberty_is_named_in_an_error(lede, sentences, error) -> None:
+    errors = errors_of(lede or FAITHFUL_LEDE, **sentences)
+    assert any(error in e for e in errors), errors
