@@ -22,6 +22,7 @@ RANKS = {
     "config_errors": 0,
     "metrics": 0,
     "logs": 0,
+    "progress": 0,
     "store": 1,
     "migrations": 1,
     "delivery": 2,

@@ -95,7 +95,7 @@ def export(
     ] = None,
 ) -> None:
     """Record a window of any source as JSON Lines that `replay:FILE` reads back."""
-    from digest.pipeline import gather
+    from bot import progress
     from digest.sources.replay import write_replay_line
 
     window = make_window(since, until)
@@ -103,7 +103,8 @@ def export(
         sources = open_sources(source, repo=repo)
     except WireError as error:
         fail(str(error))
-    activities = run_guarded(gather(sources, window))
+    with progress.reporting(progress.for_stream(sys.stderr)):  # a bar, or plain lines
+        activities = run_guarded(progress.gather(sources, window, label="export"))
     lines = "".join(write_replay_line(a) + "\n" for a in activities)
     if output is None:
         sys.stdout.write(lines)

@@ -12,13 +12,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot import metrics
+from bot import metrics, progress
 from bot.store import Subscription
 from digest.classify import classify
 from digest.compose import compose
 from digest.config import Project, WireConfig, topic_key
 from digest.model import Activity, Story, Window
-from digest.pipeline import gather
 from digest.sources import Source, open_source
 
 SourceFor = Callable[[Project], Source]
@@ -116,6 +115,7 @@ async def compose_filter(
     repos = story_filter.repos or tuple(p.repo for p in config.projects)
     projects = [config.project(repo) for repo in repos]
     with metrics.composing():  # stories composed, compose seconds
-        activities = await gather([source_for(p) for p in projects], window)
+        label = f"gathering {story_filter.describe()}, {window.label()}"
+        activities = await progress.gather([source_for(p) for p in projects], window, label=label)
         kept = apply_excludes(activities, excludes=story_filter.excludes, config=config)
         return compose(kept, config=config, window=window, topic=story_filter.topic, repos=repos)
