@@ -479,3 +479,13 @@ def test_a_faithful_paraphrase_passes_the_leash() -> None:
 def test_each_liberty_is_named_in_an_error(lede, sentences, error) -> None:
     errors = errors_of(lede or FAITHFUL_LEDE, **sentences)
     assert any(error in e for e in errors), errors
+
+
+def test_a_quiet_window_stays_quiet_in_the_lede() -> None:
+    quiet = small_story().model_copy(update={"lede": "A quiet day: " + LEDE})
+    facts = build_facts(quiet, events=[], config=example_config())
+    assert facts.as_prompt()["quiet_window"] is True
+    loud = answer_errors(Answer(lede=FAITHFUL_LEDE, body=FAITHFUL), facts)
+    assert loud == ["the lede must say the window was quiet, as its draft does"]
+    calm = answer_errors(Answer(lede="A quiet day: " + FAITHFUL_LEDE, body=FAITHFUL), facts)
+    assert calm == []

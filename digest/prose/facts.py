@@ -140,6 +140,11 @@ class Facts:
     name_words: frozenset[str] = field(default=frozenset())
     configured_names: tuple[str, ...] = ()  # every configured project, to find credits
 
+    @property
+    def quiet(self) -> bool:
+        """True when the rules' lede calls the window quiet (1–3 changes): the rewrite must too."""
+        return "quiet" in self.lede.lower()
+
     def projects_named(self, text: str) -> set[str]:
         """The configured projects `text` names, in any spelling of case."""
         return {
@@ -207,6 +212,7 @@ class Facts:
         return {
             "projects": list(self.project_names),
             "lede": self.lede,
+            "quiet_window": self.quiet,
             "body": body,
             "references": [
                 {"ref": c.n, "project": c.project, "title": c.title, "topics": list(c.topics)}

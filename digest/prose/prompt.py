@@ -27,7 +27,8 @@ rewrites draft k and makes the same claims.
 3. Each body sentence keeps exactly the citation markers of its draft, such as [3], in the \
 same order, each right after the claim it supports. Add no marker, drop none, move none to \
 another claim.
-4. The lede is one sentence that says what mattered most. It has no citation markers.
+4. The lede is one sentence that says what mattered most. It has no citation markers. \
+When "quiet_window" is true, the lede says it was a quiet day (the word "quiet").
 5. Use only the names and numbers in the facts ("names_and_numbers", "projects"), spelled \
 exactly as given. No new names, numbers, versions, code or quotations. Project names are \
 spelled as in "projects".

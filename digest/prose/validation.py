@@ -81,6 +81,8 @@ def answer_errors(answer: Answer, facts: Facts) -> list[str]:
         errors.append(f"the lede cites {MARKERS.findall(lede)}; the lede carries no citations")
     errors += [f"the lede: {e}" for e in _wording_errors(lede, facts.lede_vocabulary())]
     errors += _lede_credit_errors(lede, facts)
+    if facts.quiet and "quiet" not in lede.lower():
+        errors.append("the lede must say the window was quiet, as its draft does")
     for index, (text, draft) in enumerate(zip(answer.body, facts.sentences, strict=True)):
         label = f"sentence {index + 1}"
         if not text.strip() or len(text) > MAX_SENTENCE_CHARS:

@@ -90,9 +90,13 @@ def rewrite(text: str, index: int) -> str:
 
 
 def good(facts: Facts) -> str:
-    """A faithful rewrite: the lead claim as the lede, the body with other connectives."""
+    """A faithful rewrite: the lead claim as the lede (a quiet window's says so), the body
+    with other connectives."""
     body = drafts(facts)
-    return answer(claim(body[0]) + ".", [rewrite(s, i) for i, s in enumerate(body)])
+    lede = claim(body[0]) + "."
+    if facts.get("quiet_window"):
+        lede = f"A quiet day: {lede}"
+    return answer(lede, [rewrite(s, i) for i, s in enumerate(body)])
 
 
 def new_reference(facts: Facts) -> str:
