@@ -356,10 +356,12 @@ def load_settings(
     config: str | Path | None = None,
     env_file: str | Path | None = ".env",
     config_origin: str = "--config",
+    require_tokens: bool = True,
     **overrides: Any,
 ) -> Settings:
     """Read the settings; `config` (else WIRE_CONFIG) names the file, and `config_origin`
-    says where that name came from in error sentences.
+    says where that name came from in error sentences. `require_tokens=False` is for
+    commands that talk to no chat platform (`wire deliveries`, `wire db upgrade`).
 
     Raises `SettingsError` with one sentence per unknown, missing or wrong setting.
     """
@@ -393,7 +395,7 @@ def load_settings(
         _toml_values.reset(token)
     if problems or settings is None:
         raise SettingsError(problems)
-    missing = [
+    missing = require_tokens and [
         f"{env_name(loc)}: required when {name!r} is an enabled platform, but not set"
         for name in settings.enabled_platforms()
         for loc in REQUIRED.get(name, ())

@@ -78,7 +78,7 @@ class Frontends:
         self._opened = True
         self._closed.clear()
         app = web.Application()
-        health_routes(app, started=datetime.now(UTC))
+        health_routes(app, started=datetime.now(UTC), health=self.hub.health)
         served = [site.mount(app) for site in [*self.adapters.values(), *self.sites]]
         if any(served):
             runner = web.AppRunner(app, access_log=None)

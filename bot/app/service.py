@@ -31,6 +31,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import metrics
 from bot.app.frontends import Frontends, Site
+from bot.app.resilience import describe_failure, keep_delivering
 from bot.chat.adapters import Adapter, Hub, adapters_for
 from bot.commands.handlers import Commands
 from bot.commands.replies import Context
@@ -235,7 +236,7 @@ class Service:
         self._jobs = jobs
         await self.start_frontends()
         jobs.start()
-        delivering = asyncio.create_task(self.worker.run_forever(stop))
+        delivering = asyncio.create_task(keep_delivering(self.worker, stop, health=self.hub.health))
         try:
             await stop.wait()
         finally:
@@ -255,14 +256,21 @@ class Service:
                 await self.frontends.claim()
             except Exception:
                 log.exception("starting a front end failed; the next tick retries")
-            if not metrics.leadership(await self.leader.acquire()):
+            try:
+                leading = await self.leader.acquire()
+            except Exception as exc:  # the database is away; the next tick tries again
+                self.hub.health.problem("scheduler", describe_failure(exc))
+                return
+            if not metrics.leadership(leading):
                 self._sync_jobs(set())
                 return
             try:
                 self._sync_jobs(await self._schedules())
                 await self.scheduler.compose_due(datetime.now(UTC))
                 await self.scheduler.remind()
-            except Exception:
+                self.hub.health.ok("scheduler")
+            except Exception as exc:
+                self.hub.health.problem("scheduler", describe_failure(exc))
                 log.exception("scheduling pass failed; the next tick retries")
 
     async def poll(self) -> None:

@@ -7,8 +7,10 @@ one of them runs, so the digest commands never load the service, SQLAlchemy or a
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +19,9 @@ from rich.console import Console
 from sqlalchemy import text
 
 from bot import logs
-from bot.app.cli_options import ConfigOption, fail, resolve_config
+from bot.app import run_once
+from bot.app.cli_options import DEFAULT_CONFIGS, ConfigOption, fail, resolve_config
+from bot.app.resilience import start_when_database_answers
 from bot.app.service import Service
 from bot.commands.replies import Context
 from bot.delivery.parts import parts_of
@@ -32,9 +36,15 @@ db_app = typer.Typer(help="The database: migrations.", no_args_is_help=True)
 commands.add_typer(db_app, name="db")
 
 
-def _settings(config: Path | None) -> Settings:
+def _settings(config: Path | None, *, chat: bool = True) -> Settings:
+    """The settings from the file `resolve_config` reads too; `chat=False` for a command
+    that talks to no chat platform, which then needs none of their tokens."""
+    origin = "--config"
+    if config is None and not os.environ.get("WIRE_CONFIG"):
+        config = next((p for p in DEFAULT_CONFIGS if p.is_file()), None)
+        origin = "the default config file"
     try:
-        return load_settings(config=config)
+        return load_settings(config=config, config_origin=origin, require_tokens=chat)
     except WireError as error:
         fail(str(error))
         raise  # unreachable: fail exits
@@ -47,25 +57,33 @@ def _logging(settings: Settings) -> None:
     )
 
 
-async def _run(settings: Settings, config: Path | None, *, once: bool) -> None:
+async def _run(settings: Settings, config: Path | None, *, once: bool) -> int:
+    """Run the service; the exit status (see `bot.app.run_once` for --once's)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    service = await Service.start(settings=settings, config=resolve_config(config))
+    projects = resolve_config(config)
+
+    def start() -> Awaitable[Service]:
+        return Service.start(settings=settings, config=projects)
+
+    # --once fails at once on a database that does not answer; `wire run` waits for it
+    service = await (
+        start() if once else start_when_database_answers(start, stop=stop, http=settings.http)
+    )
+    if service is None:  # stopped while waiting
+        return 0
     async with service:
-        if once:
-            report = await service.run_once()
-            summary = (
-                f"due channels: {report.due}, stories composed: {report.composed}, "
-                f"deliveries queued: {report.enqueued}, delivered: {report.delivered.delivered}, "
-                f"reminders: {report.reminders}"
-            )
-            print(summary, file=sys.stderr)
-            for problem in report.failed:
-                Console(stderr=True, highlight=False).print(f"failed: {problem}", markup=False)
-        else:
+        if not once:
             await service.run(stop)
+            return 0
+        report = await service.run_once()
+        lines, status = await run_once.outcome(service.store, report)
+        print("\n".join(lines), file=sys.stderr)
+        for problem in report.failed:
+            Console(stderr=True, highlight=False).print(f"failed: {problem}", markup=False)
+        return status
 
 
 @commands.command()
@@ -79,9 +97,11 @@ def run(
     settings = _settings(config)
     _logging(settings)
     try:
-        asyncio.run(_run(settings, config, once=once))
+        status = asyncio.run(_run(settings, config, once=once))
     except WireError as error:
         fail(str(error))
+    if status:
+        raise typer.Exit(status)
 
 
 @commands.command()
@@ -109,8 +129,8 @@ def console(
         async with service:
             source = lines if lines is not None else _stdin_lines()
             for line in source:
-                if not line.strip():
-                    continue
+                if not line.strip() and lines is None and not sys.stdin.isatty():
+                    continue  # a blank line of a piped script; typed or -e "" gets the help
                 reply = await service.commands.handle(line, context=context)
                 print(
                     reply.text if reply.visibility == "ephemeral" else f"#{channel}: {reply.text}"
@@ -145,7 +165,7 @@ def deliveries(
     limit: Annotated[int, typer.Option("--limit", help="At most this many, newest first.")] = 50,
 ) -> None:
     """List deliveries (the outbox), newest first."""
-    settings = _settings(config)
+    settings = _settings(config, chat=False)
 
     async def show() -> list[str]:
         async with Store.from_url(settings.database_url) as store:
@@ -164,7 +184,7 @@ def deliveries(
 @commands.command()
 def health(config: ConfigOption = None) -> None:
     """Exit 0 when the database answers, 1 otherwise (the container's HEALTHCHECK)."""
-    settings = _settings(config)
+    settings = _settings(config, chat=False)
 
     async def ping() -> None:
         async with Store.from_url(settings.database_url) as store, store.engine.connect() as conn:
@@ -181,7 +201,7 @@ def health(config: ConfigOption = None) -> None:
 @db_app.command("upgrade")
 def db_upgrade(config: ConfigOption = None) -> None:
     """Apply the database migrations (idempotent)."""
-    settings = _settings(config)
+    settings = _settings(config, chat=False)
     try:
         asyncio.run(upgrade_database(settings.database_url))
     except WireError as error:

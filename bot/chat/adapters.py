@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TextIO
 
@@ -42,14 +42,40 @@ REGISTRY = {
 }
 
 
+class Health:
+    """What is wrong in this process right now, by part ("database", "discord"): one
+    sentence each. `/healthz` answers 503 with them while any is set."""
+
+    def __init__(self) -> None:
+        self._problems: dict[str, str] = {}
+
+    def problem(self, part: str, sentence: str) -> None:
+        """Report that `part` is unwell (again: the sentence is replaced)."""
+        if self._problems.get(part) != sentence:
+            log.warning("unhealthy: %s: %s", part, sentence)
+        self._problems[part] = sentence
+
+    def ok(self, part: str) -> None:
+        """Report that `part` is well again."""
+        if self._problems.pop(part, None) is not None:
+            log.info("healthy again: %s", part)
+
+    @property
+    def problems(self) -> dict[str, str]:
+        """The current problems, by part; empty when all is well."""
+        return dict(self._problems)
+
+
 @dataclass(frozen=True)
 class Hub:
-    """What a front end may use: the store, the shared command layer, every platform."""
+    """What a front end may use: the store, the shared command layer, every platform, and
+    the process's `Health` to report on."""
 
     store: Store
     commands: Commands
     settings: Settings
     platforms: Mapping[str, Platform]
+    health: Health = field(default_factory=Health)
 
     async def acknowledge(
         self, *, item_id: str, platform: str, channel: str, user_id: str, user_name: str
@@ -126,10 +152,15 @@ def adapters_for(settings: Settings, *, stream: TextIO | None = None) -> dict[st
     return found
 
 
-def health_routes(app: web.Application, *, started: datetime) -> None:
-    """`GET /healthz`: 200 with the process's start time, for load balancers."""
+def health_routes(app: web.Application, *, started: datetime, health: Health | None = None) -> None:
+    """`GET /healthz`, for load balancers: 200 with the process's start time, or 503 with
+    `problems` (part → sentence) while `health` reports any."""
 
     async def healthz(_request: web.Request) -> web.Response:
-        return web.json_response({"ok": True, "started": started.isoformat()})
+        problems = health.problems if health is not None else {}
+        body: dict[str, object] = {"ok": not problems, "started": started.isoformat()}
+        if problems:
+            body["problems"] = problems
+        return web.json_response(body, status=503 if problems else 200)
 
     app.router.add_get("/healthz", healthz)

@@ -2,10 +2,18 @@
 
 `upgrade_database(url)` applies the Alembic migrations shipped in `bot/migrations`; the
 CLI's `wire db upgrade` and the service's start both call it.
+
+A database that cannot be reached or opened raises `StoreError` with one sentence naming
+where it is and the setting to check, on the first connection and on every reconnection:
+
+    cannot reach the PostgreSQL database at 127.0.0.1:5432 (connection refused); check
+    database_url in [service] or WIRE_DATABASE_URL
 """
 
 from __future__ import annotations
 
+import socket
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +30,7 @@ from bot.errors import StoreError
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+SETTING = "check database_url in [service] or WIRE_DATABASE_URL"
 
 
 def parse_url(url: str | URL) -> URL:
@@ -50,7 +59,7 @@ def make_engine(url: str | URL, *, pool_size: int = 5, echo: bool = False) -> As
         return _sqlite_engine(parsed, echo=echo)
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+asyncpg")
-    return create_async_engine(
+    engine = create_async_engine(
         parsed,
         echo=echo,
         pool_size=pool_size,
@@ -59,13 +68,56 @@ def make_engine(url: str | URL, *, pool_size: int = 5, echo: bool = False) -> As
         pool_recycle=1800,
         pool_timeout=30,
     )
+    _explain_connect_failures(engine, parsed)
+    return engine
+
+
+class UnreachableError(StoreError):
+    """The database did not answer or refused the connection: it may pass (a restart, a
+    failover), so a long-running service waits and tries again."""
+
+
+def unreachable(url: URL, exc: BaseException) -> StoreError:
+    """The sentence for a connection to `url` that failed with `exc`."""
+    if url.get_backend_name() == "sqlite":
+        return UnreachableError(f"cannot open the SQLite database {url.database}: {exc}; {SETTING}")
+    where = f"{url.host or 'localhost'}:{url.port or 5432}"
+    if isinstance(exc, ConnectionRefusedError):
+        reason = "connection refused"
+    elif isinstance(exc, socket.gaierror):
+        reason = f"no host is called {url.host}"
+    elif isinstance(exc, TimeoutError):
+        reason = "no answer"
+    elif isinstance(exc, OSError) and exc.strerror:
+        reason = exc.strerror.lower()
+    else:
+        reason = str(exc).strip().rstrip(".") or type(exc).__name__
+    return UnreachableError(
+        f"cannot reach the PostgreSQL database at {where} ({reason}); {SETTING}"
+    )
+
+
+def _explain_connect_failures(engine: AsyncEngine, url: URL) -> None:
+    """Turn a failed connection (the first, or a reconnection after an outage) into one
+    `StoreError` sentence instead of the driver's own exception and its traceback."""
+
+    @event.listens_for(engine.sync_engine, "do_connect")
+    def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except (OSError, sqlite3.Error) as exc:
+            raise unreachable(url, exc) from exc
+        except Exception as exc:  # asyncpg's: wrong password, no such database, starting up
+            if type(exc).__module__.split(".")[0] != "asyncpg":
+                raise
+            raise unreachable(url, exc) from exc
 
 
 def _sqlite_engine(url: URL, *, echo: bool) -> AsyncEngine:
     if url.drivername == "sqlite":
         url = url.set(drivername="sqlite+aiosqlite")
     if url.database and url.database != ":memory:":
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        _make_parent(Path(url.database))
     # Transactions always end in COMMIT or ROLLBACK (context managers), so the pool's extra
     # rollback on every check-in is skipped: it costs a round trip to the driver thread.
     engine = create_async_engine(
@@ -76,6 +128,8 @@ def _sqlite_engine(url: URL, *, echo: bool) -> AsyncEngine:
         pool_timeout=60,
         pool_reset_on_return=None,
     )
+
+    _explain_connect_failures(engine, url)
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -96,6 +150,23 @@ def _sqlite_engine(url: URL, *, echo: bool) -> AsyncEngine:
         await_(driver.execute("BEGIN IMMEDIATE"))
 
     return engine
+
+
+def _make_parent(database: Path) -> None:
+    """Create the SQLite file's directory, or say in one sentence why it cannot be."""
+    try:
+        database.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in database.parents if p.is_file()), database.parent)
+        raise StoreError(
+            f"cannot create the SQLite database {database}: {blocker} is a file, not a "
+            f"directory; {SETTING}"
+        ) from None
+    except PermissionError:
+        raise StoreError(
+            f"cannot create the SQLite database {database}: no permission to create "
+            f"{database.parent}; {SETTING}"
+        ) from None
 
 
 def insert_for(engine: AsyncEngine) -> Any:

@@ -211,6 +211,7 @@ class FakeSlack:
         self.problems: list[str] = []
         self.responses: list[Response] = []
         self._script: deque[Scripted] = deque()
+        self.throttled: dict[str, tuple[int, int]] = {}  # channel → (after, retry_after)
         self._last_post: dict[str, float] = {}
         self._window: deque[float] = deque()
         self._ts = 1_780_000_000
@@ -232,6 +233,15 @@ class FakeSlack:
         `retry_after` carries the Retry-After header)."""
         for _ in range(times):
             self._script.append(Scripted(method, status, error, retry_after))
+
+    def throttle(self, channel: str, *, after: int = 0, retry_after: int = 1) -> None:
+        """Answer every post to `channel` with 429 once it holds `after` messages, until
+        `unthrottle` (a channel Slack keeps limiting, as under a flood of other apps)."""
+        self.throttled[channel] = (after, retry_after)
+
+    def unthrottle(self) -> None:
+        """Let every channel post again."""
+        self.throttled.clear()
 
     def thread(self, channel: str, ts: str) -> list[Message]:
         """The parent `ts` in `channel` and its replies, in posting order."""
@@ -507,6 +517,9 @@ class FakeSlack:
             return 200, {"ok": False, "error": "no_text"}, {}
         if len(text) > 40_000:
             return 200, {"ok": False, "error": "msg_too_long"}, {}
+        after, retry_after = self.throttled.get(channel, (None, 0))
+        if after is not None and len(self.messages.get(channel, [])) >= after:
+            return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(retry_after)}
         wait = self._limited(channel)
         if wait is not None:
             return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(wait)}
