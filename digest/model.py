@@ -78,11 +78,13 @@ class Window(_Frozen):
         return self.since <= moment < self.until
 
     def label(self) -> str:
-        fmt = "%Y-%m-%d %H:%M"
-        return (
-            f"{self.since.astimezone(UTC).strftime(fmt)} – "
-            f"{self.until.astimezone(UTC).strftime(fmt)} UTC"
-        )
+        return f"{_minute(self.since)} – {_minute(self.until)} UTC"
+
+
+def _minute(moment: datetime) -> str:
+    """ "0001-01-01 00:00": the year zero-padded (strftime's %Y is not, on glibc)."""
+    utc = moment.astimezone(UTC)
+    return f"{utc.year:04d}-{utc:%m-%d %H:%M}"
 
 
 class Reference(_Frozen):
