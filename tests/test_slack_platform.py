@@ -41,9 +41,22 @@ async def slack() -> AsyncIterator[FakeSlack]:
     assert server.problems == []
 
 
+@pytest.fixture(autouse=True)
+async def _close_platforms() -> AsyncIterator[None]:
+    """Every platform a test builds closes its kept-alive session at teardown, as the
+    service closes its adapters."""
+    yield
+    while BUILT:
+        await BUILT.pop().close()
+
+
+BUILT: list[SlackPlatform] = []
+
+
 def platform_for(slack: FakeSlack, *, token: str = TOKEN, **client_kwargs) -> SlackPlatform:
     client = AsyncWebClient(token=token, base_url=slack.url, **client_kwargs)
-    return SlackPlatform(client, pacer=Pacer(per_channel_interval=GAP))
+    BUILT.append(SlackPlatform(client, pacer=Pacer(per_channel_interval=GAP)))
+    return BUILT[-1]
 
 
 async def post_story(platform: SlackPlatform, story: Story, *, delivery: str = "d1") -> list[str]:
