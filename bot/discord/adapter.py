@@ -11,6 +11,12 @@ discord.py's REST base URL is `settings.discord.api_url`, and the gateway is the
 gateway session is exclusive (`bot.app.frontends`): every session of a bot receives every
 event, so only one replica runs it. The platform logs in by itself when it posts first
 (`wire run --once` starts no front end), and both share one login.
+
+discord.py resumes a dropped session by itself (and identifies anew when Discord refuses
+the resume). When the session ends for good (a close code it does not retry, an error it
+does not expect), the adapter logs why with the traceback, reports "discord" unhealthy,
+and starts a new session (a new client: log in, connect, identify) with exponential
+back-off until one is ready again.
 """
 
 from __future__ import annotations
@@ -78,6 +84,8 @@ class DiscordAdapter:
     exclusive = True
     guild_ready_timeout = 2.0  # seconds without GUILD_CREATE before discord.py says READY
     ready_timeout = 60.0
+    reconnect_base = 1.0  # seconds before the first new session; doubled up to the cap
+    reconnect_cap = 60.0
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings.discord
@@ -94,6 +102,8 @@ class DiscordAdapter:
         self._login_lock = asyncio.Lock()
         self._logged_in = False
         self._session: asyncio.Task[None] | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self.sessions_started = 0  # gateway sessions opened, the first one included
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DiscordAdapter:
@@ -121,26 +131,79 @@ class DiscordAdapter:
                 f"Discord: could not register /wire or find the gateway: {error}"
             ) from error
         DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
-        self._session = asyncio.create_task(client.connect(reconnect=True), name="discord gateway")
-        self._session.add_done_callback(_report_end)
-        ready = asyncio.create_task(client.wait_until_ready())
-        done, _ = await asyncio.wait(
-            {self._session, ready}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-        if ready in done:
+        self._session = self._connect()
+        failure = await self._until_ready(self._session)
+        if failure is None:
             log.info("connected to Discord as %s", client.user)
+            self._keeper = asyncio.create_task(self._keep_session(), name="discord keeper")
             return
-        ready.cancel()
         session, self._session = self._session, None
-        failure = session.exception() if session in done else None
-        if session not in done:
+        if not session.done():
             session.cancel()
         await self._shut()
-        raise DiscordStartError(self._why(failure)) from failure
+        raise DiscordStartError(self._why(failure)) from (
+            None if isinstance(failure, _NotReady) else failure
+        )
 
-    def _why(self, failure: BaseException | None) -> str:
-        if failure is None:
-            return f"Discord: the gateway did not become ready within {self.ready_timeout:.0f} s"
+    def _connect(self) -> asyncio.Task[None]:
+        self.sessions_started += 1
+        return asyncio.create_task(self.bot.client.connect(reconnect=True), name="discord gateway")
+
+    async def _until_ready(self, session: asyncio.Task[None]) -> BaseException | None:
+        """None once the client is READY; else why not (the session's error, or time)."""
+        ready = asyncio.create_task(self.bot.client.wait_until_ready())
+        done, _ = await asyncio.wait(
+            {session, ready}, timeout=self.ready_timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if ready in done:
+            return None
+        ready.cancel()
+        if session in done:
+            return session.exception() or _NotReady("the gateway session ended before READY")
+        return _NotReady(f"the gateway did not become ready within {self.ready_timeout:.0f} s")
+
+    async def _keep_session(self) -> None:
+        """Watch the session; when it ends by itself, open a new one with back-off."""
+        failures = 0
+        while self._session is not None:
+            session = self._session
+            with contextlib.suppress(Exception):
+                await asyncio.shield(session)
+            if self._session is not session:  # closed meanwhile
+                return
+            failures += 1
+            delay = min(self.reconnect_cap, self.reconnect_base * 2 ** (failures - 1))
+            error = None if session.cancelled() else session.exception()
+            why = type(error).__name__ if error is not None else "closed"
+            log.error(
+                "the Discord gateway session ended (%s); a new one in %.1f s",
+                why,
+                delay,
+                exc_info=error,
+            )
+            if self.bot.hub is not None:
+                self.bot.hub.health.problem(
+                    "discord", f"the gateway session ended ({why}); reconnecting"
+                )
+            await asyncio.sleep(delay)
+            if self._session is not session:
+                return
+            try:
+                await self._shut()
+                await self._login()
+                self._session = self._connect()
+                failure = await self._until_ready(self._session)
+            except Exception as exc:  # Discord unreachable: the next round tries again
+                failure = exc
+            if failure is None:
+                log.info("a new Discord gateway session is ready")
+                failures = 0
+            elif not self._session.done():
+                self._session.cancel()
+
+    def _why(self, failure: BaseException) -> str:
+        if isinstance(failure, _NotReady):
+            return f"Discord: {failure}"
         if isinstance(failure, discord.PrivilegedIntentsRequired):
             return "Discord: the gateway refused the intents asked for (privileged intents)"
         if isinstance(failure, discord.ConnectionClosed):
@@ -195,6 +258,11 @@ class DiscordAdapter:
     async def close(self) -> None:
         """Close the gateway session and the client's HTTP session; safe to call twice."""
         session, self._session = self._session, None
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            keeper.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await keeper
         if self._logged_in or session is not None:
             await self._shut()
         if session is not None:
@@ -202,7 +270,5 @@ class DiscordAdapter:
                 await asyncio.wait_for(session, timeout=5)
 
 
-def _report_end(session: asyncio.Task[None]) -> None:
-    """Log a gateway session that ended by itself (discord.py gave up reconnecting)."""
-    if not session.cancelled() and session.exception() is not None:
-        log.error("the Discord gateway session ended: %s", type(session.exception()).__name__)
+class _NotReady(Exception):
+    """The gateway session did not become ready (it ended cleanly, or time ran out)."""

@@ -18,6 +18,11 @@ A story lives in a thread whose id is its parent message's id; its deliveries, a
 subscriptions belong to the thread's parent channel, so every event in a thread is mapped
 to that channel first.
 
+A gateway event the client cannot parse (a payload discord.py's parser raises on) is
+logged with its type and traceback and dropped; the session carries on with the next one.
+Dropping the connection, resuming and being ready again are reported to the hub's
+`Health` ("discord"), which `/healthz` shows.
+
 Only the Guilds and Guild Message Reactions intents are asked for: no privileged intent.
 `shard_count` 1 gives a plain client; 0 (as many as Discord recommends) or more gives an
 `AutoShardedClient`.
@@ -26,7 +31,7 @@ Only the Guilds and Guild Message Reactions intents are asked for: no privileged
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -123,6 +128,25 @@ def build_client(settings: DiscordSettings, *, guild_ready_timeout: float) -> di
     return discord.AutoShardedClient(**options)
 
 
+def guard_parsers(client: discord.Client, on_drop: Callable[[str], None]) -> None:
+    """Make every gateway event parser of `client` log and drop an event it raises on
+    (the event type and the traceback), instead of ending the session."""
+    parsers: dict[str, Callable[[Any], None]] = client._connection.parsers
+
+    def guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
+        def parse_or_drop(data: Any) -> None:
+            try:
+                parse(data)
+            except Exception:
+                log.exception("dropped a Discord gateway event %s that could not be handled", event)
+                on_drop(event)
+
+        return parse_or_drop
+
+    for event, parse in list(parsers.items()):
+        parsers[event] = guarded(event, parse)
+
+
 class WireBot:
     """The discord.py client, its `/wire` command tree and its handlers (module doc)."""
 
@@ -134,6 +158,10 @@ class WireBot:
         self.tree.add_command(WireGroup(self))
         self.client.add_dynamic_items(self._ack_button())
         self.client.event(self.on_raw_reaction_add)
+        for handler in (self.on_ready, self.on_resumed, self.on_disconnect):
+            self.client.event(handler)
+        self.dropped: list[str] = []  # the types of the gateway events dropped
+        guard_parsers(self.client, self.dropped.append)
         self.hub: Hub | None = None
 
     @property
@@ -213,6 +241,23 @@ class WireBot:
                 await interaction.response.send_message(
                     **message, ephemeral=ephemeral, allowed_mentions=NO_MENTIONS
                 )
+
+    # ---- the session's health --------------------------------------------------------------
+
+    async def on_ready(self) -> None:
+        """READY (after IDENTIFY): the session works."""
+        if self.hub is not None:
+            self.hub.health.ok(PLATFORM)
+
+    async def on_resumed(self) -> None:
+        """RESUMED: the session works again, with nothing missed."""
+        if self.hub is not None:
+            self.hub.health.ok(PLATFORM)
+
+    async def on_disconnect(self) -> None:
+        """The gateway connection dropped; discord.py resumes it (or identifies anew)."""
+        if self.hub is not None:
+            self.hub.health.problem(PLATFORM, "the gateway connection dropped; reconnecting")
 
     # ---- acknowledgements -----------------------------------------------------------------
 

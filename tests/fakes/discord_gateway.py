@@ -229,6 +229,7 @@ class FakeGateway:
     sessions: list[Session] = field(default_factory=list)
     identifies: list[dict[str, Any]] = field(default_factory=list)
     heartbeats: int = 0
+    resumes: int = 0  # RESUMEs received (each answered INVALID_SESSION: identify anew)
     problems: list[str] = field(default_factory=list)
     _session_ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
@@ -283,6 +284,7 @@ class FakeGateway:
             elif op == IDENTIFY:
                 await self._identify(session, frame.get("d") or {})
             elif op == RESUME:
+                self.resumes += 1
                 await session.send(INVALID_SESSION, False)
         return socket
 
