@@ -46,7 +46,7 @@ _MARKER = re.compile(
     re.I,
 )
 _TRAILING_MARKER = re.compile(r"\s*[\[(]\s*\d+\s*/\s*(?:\d+|n|x)\s*[\])]\s*$", re.I)
-_PR_NUMBERS = re.compile(r"(?:\s*\(#(\d+)\))+\s*$")
+_PR_NUMBER = re.compile(r"\s*\(#(\d+)\)\s*$")
 _GITMOJI = re.compile(r"^:[a-z0-9_+-]{2,40}:\s*|\s*:[a-z0-9_+-]{2,40}:$")
 _REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\b", re.I)
 
@@ -109,9 +109,11 @@ def split_title(title: str) -> TitleParts:
     breaking = False
     text = strip_decoration(title.strip())
     number = None
-    if text.endswith(")") and (match := _PR_NUMBERS.search(text)):
+    while text.endswith(")") and (match := _PR_NUMBER.search(text[-32:])):
+        # One "(#N)" at a time, looked for in the tail only: a repeated group searched for
+        # over the whole title is quadratic in its length.
         number = int(match.group(1))
-        text = strip_decoration(text[: match.start()])
+        text = strip_decoration(text[: max(0, len(text) - 32) + match.start()])
     while text.endswith("]") and (match := _TRAILING_TAG.search(text)):
         tags.append(match.group(1).strip())
         text = text[: match.start()]

@@ -68,6 +68,12 @@ def test_conventional_commit_kind_scope_and_breaking_marker() -> None:
     assert split_title("revert: feat: add X").subject == "Revert feat: add X"
 
 
+def test_a_hostile_run_of_pr_numbers_is_taken_off_whole() -> None:
+    parts = split_title("Add X" + " (#7)" * 3000)
+    assert (parts.subject, parts.number) == ("Add X", 7)
+    assert split_title("(#1)" * 2500 + "x)").subject.endswith("x)")
+
+
 def test_strip_decoration_keeps_code_spans_and_punctuation() -> None:
     assert strip_decoration("🚀 Use `LazyLock`") == "Use `LazyLock`"
     assert strip_decoration("Add ^ operator") == "Add ^ operator"
