@@ -55,6 +55,11 @@ async def serve(store: Store) -> AsyncIterator[Serve]:
         await server.close()
 
 
+def headlines(html: str) -> list[str]:
+    """The headlines a list page links, in order."""
+    return re.findall(r'<h2><a href="/stories/[^"]+">([^<]+)</a></h2>', html)
+
+
 async def get(url: str, **options) -> tuple[int, str]:
     async with aiohttp.ClientSession() as http, http.get(url, **options) as response:
         return response.status, await response.text()
@@ -75,7 +80,7 @@ async def test_a_private_story_is_unreachable_without_the_token(
 
     status, html = await get(url + "/")
     assert status == 200 and public.headline in html and SECRET_HEADLINE not in html
-    assert "1 story" in html and ">Secret</option>" not in html
+    assert headlines(html) == [public.headline] and ">Secret</option>" not in html
     for path in (f"/stories/{secret.id}", f"/stories/{secret.id}.json"):
         assert (await get(url + path))[0] == 404
         assert (await get(url + path, headers={"Authorization": "Bearer wrong"}))[0] == 404
@@ -88,7 +93,8 @@ async def test_a_private_story_is_unreachable_without_the_token(
     status, html = await get(f"{url}/stories/{secret.id}", headers=bearer)
     assert status == 200 and f"<h1>{SECRET_HEADLINE}</h1>" in html
     status, html = await get(url + "/", headers=bearer)
-    assert SECRET_HEADLINE in html and "2 stories" in html and ">Secret</option>" in html
+    assert set(headlines(html)) == {public.headline, SECRET_HEADLINE}
+    assert ">Secret</option>" in html
     status, body = await get(f"{url}/stories/{secret.id}.json", headers=bearer)
     assert status == 200 and Story.model_validate_json(body) == secret
 
@@ -165,12 +171,9 @@ async def test_pages_run_newest_first_and_filter_by_project_and_topic(
     await store.stories.save(secret_story(make_story))
     url = await serve(page_size=10)
 
-    def headlines(html: str) -> list[str]:
-        return re.findall(r'<h2><a href="/stories/[^"]+">([^<]+)</a></h2>', html)
-
     _, first = await get(url + "/")
     assert headlines(first) == [s.headline for s in reversed(stories)][:10]
-    assert "page 1 of 3" in first and 'href="/?page=2"' in first and "Newer" not in first
+    assert 'href="/?page=2"' in first and "Newer" not in first and "Page 1" in first
     _, last = await get(url + "/", params={"page": "3"})
     assert headlines(last) == [s.headline for s in reversed(stories)][20:]
     assert 'href="/?page=2"' in last and "Older" not in last
@@ -179,9 +182,10 @@ async def test_pages_run_newest_first_and_filter_by_project_and_topic(
 
     _, topical = await get(url + "/", params={"topic": "xnnpack"})
     assert headlines(topical) == [s.headline for s in reversed(stories) if s.topic][:10]
-    assert "7 stories" in topical and '<option value="XNNPACK" selected>' in topical
+    assert '<option value="XNNPACK" selected>' in topical and "Older" not in topical
     _, project = await get(url + "/", params={"project": "ExecuTorch", "topic": "XNNPACK"})
-    assert "7 stories" in project and '<option value="pytorch/executorch" selected>' in project
+    assert len(headlines(project)) == 7 and "Older" not in project
+    assert '<option value="pytorch/executorch" selected>' in project
 
 
 async def test_failed_stories_are_neither_listed_nor_served(
@@ -193,7 +197,7 @@ async def test_failed_stories_are_neither_listed_nor_served(
     await store.stories.save(quiet)
     url = await serve()
     _, html = await get(url + "/")
-    assert "0 stories" in html and failed.headline not in html and quiet.headline not in html
+    assert headlines(html) == [] and "No stories yet." in html
     assert (await get(f"{url}/stories/{failed.id}"))[0] == 404
     status, html = await get(f"{url}/stories/{quiet.id}")  # a "no news" parent links here
     assert status == 200 and quiet.headline in html

@@ -17,7 +17,9 @@ async def test_migration_fills_in_stories_saved_before_it(tmp_path: Path) -> Non
     await upgrade_database(url, revision="0003")
     listed, failed = build_story(1), build_story(2, problems=("dangling citation [4]",))
     quiet = build_story(3, body=False, items=0)
-    topical = build_story(4).model_copy(update={"topic": "XNNPACK"})
+    topical = build_story(4).model_copy(
+        update={"topic": "XNNPACK", "repos": ("PyTorch/ExecuTorch",)}  # 0005 folds the case
+    )
     engine = create_async_engine(url)
     async with engine.begin() as conn:
         for story in (listed, failed, quiet, topical):
@@ -29,11 +31,10 @@ async def test_migration_fills_in_stories_saved_before_it(tmp_path: Path) -> Non
     await upgrade_database(url)
     async with Store.from_url(url) as store:
         page = await store.archive.page()
-        assert {s.id for s in page.stories} == {listed.id, topical.id} and page.total == 2
-        only = await store.archive.page(topic="xnnpack", repo="PyTorch/ExecuTorch")
+        assert {s.id for s in page.stories} == {listed.id, topical.id} and not page.more
+        only = await store.archive.page(topic="xnnpack", repo="pytorch/executorch")
         assert [s.id for s in only.stories] == [topical.id]
-        hidden = await store.archive.page(hidden=("pytorch/executorch",))
-        assert hidden.total == 0 and hidden.stories == ()
+        assert (await store.archive.page(hidden=("PYTORCH/EXECUTORCH",))).stories == ()
         assert await store.archive.topics() == ["XNNPACK"]
 
 
@@ -44,6 +45,12 @@ async def test_saving_indexes_a_story_once(store: Store) -> None:
     for repo in ("a/one", "b/two"):
         page = await store.archive.page(repo=repo)
         assert [s.id for s in page.stories] == [story.id]
-    assert (await store.archive.page(hidden=("b/two",))).total == 0
-    assert (await store.archive.page(repo="c/three")).total == 0
+    assert (await store.archive.page(hidden=("b/two",))).stories == ()
+    assert (await store.archive.page(repo="c/three")).stories == ()
     assert (await store.archive.page(offset=1)).stories == ()
+    more = [build_story(6 + n) for n in range(3)]
+    for extra in more:
+        await store.stories.save(extra)
+    first, last = await store.archive.page(limit=2), await store.archive.page(offset=2, limit=2)
+    assert first.more and not last.more
+    assert [s.id for s in first.stories + last.stories] == [s.id for s in [*reversed(more), story]]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from sqlalchemy import Select, exists, func, select
+from sqlalchemy import Select, func, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.database import Database
@@ -33,7 +33,8 @@ def is_listed(story: Story) -> bool:
 
 async def index_story_on(conn: AsyncConnection, story: Story) -> None:
     """Record the repositories of a just-saved story (inside the saving transaction)."""
-    rows = [{"story_id": story.id, "repo": repo} for repo in dict.fromkeys(story.repos)]
+    repos = dict.fromkeys(repo.lower() for repo in story.repos)
+    rows = [{"story_id": story.id, "repo": repo} for repo in repos]
     if rows:
         insert = insert_for(conn.engine)
         await conn.execute(insert(SR).on_conflict_do_nothing(), rows)
@@ -41,10 +42,10 @@ async def index_story_on(conn: AsyncConnection, story: Story) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ArchivePage:
-    """One page of listed stories, newest first, and how many match in all."""
+    """One page of listed stories, newest first; `more` when older ones follow."""
 
     stories: tuple[Story, ...]
-    total: int
+    more: bool
 
 
 class StoryArchive:
@@ -57,19 +58,16 @@ class StoryArchive:
     def _where(
         query: Select, *, repo: str | None, topic: str | None, hidden: Collection[str]
     ) -> Select:
-        query = query.where(S.listed.is_(True))
+        # Uncorrelated subqueries over story_repos' index, and the rest of the filter on
+        # ix_stories_listed, which covers it: a count reads no story row.
+        query = query.where(S.listed == true())
         if repo is not None:
-            same = func.lower(SR.repo) == repo.lower()
-            query = query.where(exists().where((SR.story_id == S.id) & same))
+            query = query.where(S.id.in_(select(SR.story_id).where(SR.repo == repo.lower())))
         if topic is not None:
             query = query.where(func.lower(S.topic) == topic.lower())
         if hidden:
-            query = query.where(
-                ~exists().where(
-                    (SR.story_id == S.id)
-                    & func.lower(SR.repo).in_(sorted(r.lower() for r in hidden))
-                )
-            )
+            lowered = sorted({r.lower() for r in hidden})
+            query = query.where(S.id.not_in(select(SR.story_id).where(SR.repo.in_(lowered))))
         return query
 
     async def page(
@@ -82,19 +80,18 @@ class StoryArchive:
         limit: int = 20,
     ) -> ArchivePage:
         """Listed stories newest first: `limit` of them from `offset`, only those covering
-        `repo` and of `topic` when given, none covering a `hidden` repo (names case-insensitive)."""
-        where = {"repo": repo, "topic": topic, "hidden": hidden}
+        `repo` and of `topic` when given, none covering a `hidden` repo (names
+        case-insensitive). No total is counted: that would read every matching entry."""
         rows = (
-            self._where(select(S.json), **where)
+            self._where(select(S.json), repo=repo, topic=topic, hidden=hidden)
             .order_by(S.created_at.desc(), S.id.desc())
             .offset(max(offset, 0))
-            .limit(limit)
+            .limit(limit + 1)
         )
-        count = self._where(select(func.count()).select_from(S), **where)
         async with self._db.read() as conn:
             found = (await conn.execute(rows)).scalars().all()
-            total = (await conn.execute(count)).scalar_one()
-        return ArchivePage(tuple(Story.model_validate_json(raw) for raw in found), total)
+        stories = tuple(Story.model_validate_json(raw) for raw in found[:limit])
+        return ArchivePage(stories, more=len(found) > limit)
 
     async def topics(self, *, hidden: Collection[str] = ()) -> list[str]:
         """The topics of listed stories (not of hidden repositories), sorted."""

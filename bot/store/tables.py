@@ -92,7 +92,7 @@ class StoryRow(Base):
     for the archive's listing, as are the repositories (`StoryRepoRow`)."""
 
     __tablename__ = "stories"
-    __table_args__ = (Index("ix_stories_listed", "listed", "created_at"),)
+    __table_args__ = (Index("ix_stories_listed", "listed", "created_at", "id", "topic"),)
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     json: Mapped[str] = mapped_column(Text)
@@ -102,7 +102,8 @@ class StoryRow(Base):
 
 
 class StoryRepoRow(Base):
-    """A repository a story covers, so the archive filters and hides stories by project."""
+    """A repository a story covers (in lower case), so the archive filters and hides
+    stories by project."""
 
     __tablename__ = "story_repos"
     __table_args__ = (Index("ix_story_repos_repo", "repo"),)

@@ -13,6 +13,7 @@ private projects are neither listed nor served (404, as if absent) without the t
 
 from __future__ import annotations
 
+import time
 from importlib import resources
 from urllib.parse import urlencode
 
@@ -20,10 +21,10 @@ from aiohttp import web
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from bot.settings import WebSettings
-from bot.store import Store
+from bot.store import ArchivePage, Store
 from bot.web.access import Access
 from bot.web.views import story_view, summary_view
-from digest.config import WireConfig
+from digest.config import Project, WireConfig
 from digest.model import Story
 
 CONTENT_SECURITY_POLICY = (
@@ -37,6 +38,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 STORY_ID = r"[A-Za-z0-9_-]{1,64}"
+TOPICS_FOR = 60.0  # seconds the filter's list of stored topics is kept
 
 
 def templates() -> Environment:
@@ -53,6 +55,19 @@ def templates() -> Environment:
 def story_json(story: Story) -> str:
     """The JSON contract of a story, exactly as `wire digest --format json` writes it."""
     return story.model_dump_json(indent=2) + "\n"
+
+
+def _named(wanted: str, projects: list[Project]) -> Project | None:
+    """The project called `wanted` (owner/repo, name or alias, any case), if visible."""
+    key = wanted.lower()
+    return next(
+        (
+            p
+            for p in projects
+            if key in {p.repo.lower(), p.name.lower(), *map(str.lower, p.aliases)}
+        ),
+        None,
+    )
 
 
 def _page_number(raw: str | None) -> int:
@@ -74,6 +89,7 @@ class ArchiveSite:
             token=settings.token,
         )
         self.env = templates()
+        self._topic_cache: dict[frozenset[str], tuple[float, list[str]]] = {}
         self._css = resources.files("bot.web").joinpath("static/archive.css").read_bytes()
 
     def mount(self, app: web.Application) -> bool:
@@ -103,7 +119,7 @@ class ArchiveSite:
     def _not_found(self, request: web.Request) -> web.Response:
         return self.render(request, "not_found.html", status=404, title="Story not found")
 
-    def _projects(self, hidden: frozenset[str]):
+    def _projects(self, hidden: frozenset[str]) -> list[Project]:
         hidden_lower = {repo.lower() for repo in hidden}
         return [p for p in self.config.projects if p.repo.lower() not in hidden_lower]
 
@@ -113,32 +129,21 @@ class ArchiveSite:
         projects = self._projects(hidden)
         wanted = request.query.get("project", "").strip()
         topic = request.query.get("topic", "").strip() or None
-        project = next(
-            (
-                p
-                for p in projects
-                if wanted.lower()
-                in {p.repo.lower(), p.name.lower(), *(a.lower() for a in p.aliases)}
-            ),
-            None,
-        )
+        project = _named(wanted, projects)
         unknown = bool(wanted) and project is None
         page = _page_number(request.query.get("page"))
         size = self.settings.page_size
-        found = await self.store.archive.page(
-            repo=project.repo if project else None,
-            topic=topic,
-            hidden=hidden,
-            offset=(page - 1) * size,
-            limit=0 if unknown else size,
-        )
-        total = 0 if unknown else found.total
-        pages = max((total + size - 1) // size, 1)
-        query = {
-            k: v
-            for k, v in (("project", project.repo if project else ""), ("topic", topic or ""))
-            if v
-        }
+        found = ArchivePage((), more=False)
+        if not unknown:
+            found = await self.store.archive.page(
+                repo=project.repo if project else None,
+                topic=topic,
+                hidden=hidden,
+                offset=(page - 1) * size,
+                limit=size,
+            )
+        query = {"project": project.repo if project else "", "topic": topic or ""}
+        query = {k: v for k, v in query.items() if v}
 
         def link(number: int) -> str:
             return "/?" + urlencode({**query, "page": number}) if number > 1 or query else "/"
@@ -155,16 +160,19 @@ class ArchiveSite:
             unknown=unknown,
             topic=topic,
             page=page,
-            pages=pages,
-            total=total,
             newer=link(page - 1) if page > 1 else None,
-            older=link(page + 1) if page < pages else None,
+            older=link(page + 1) if found.more else None,
         )
 
     async def _topics(self, hidden: frozenset[str], projects) -> list[str]:
-        """The topics to filter by: those of the visible projects and of listed stories."""
+        """The topics to filter by: those of the visible projects and of listed stories
+        (read from the store at most once a minute)."""
+        cached = self._topic_cache.get(hidden)
+        if cached is None or time.monotonic() - cached[0] > TOPICS_FOR:
+            cached = (time.monotonic(), await self.store.archive.topics(hidden=hidden))
+            self._topic_cache[hidden] = cached
         names = {t.name.lower(): t.name for p in projects for t in p.topics}
-        for topic in await self.store.archive.topics(hidden=hidden):
+        for topic in cached[1]:
             names.setdefault(topic.lower(), topic)
         return sorted(names.values(), key=str.lower)
 
