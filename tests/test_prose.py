@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
+import httpx
 import pytest
 
 from digest.check import require_integrity
@@ -489,3 +490,30 @@ def test_a_quiet_window_stays_quiet_in_the_lede() -> None:
     assert loud == ["the lede must say the window was quiet, as its draft does"]
     calm = answer_errors(Answer(lede="A quiet day: " + FAITHFUL_LEDE, body=FAITHFUL), facts)
     assert calm == []
+
+
+async def test_the_fake_refuses_a_malformed_request(fake: FakeOpenAI) -> None:
+    """The fake checks what it is sent (so the tests above prove our requests are well formed)."""
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            f"{fake.url}/chat/completions",
+            json={"model": "wire-test-model", "messages": [{"role": "narrator", "content": 1}]},
+            headers={"Authorization": f"Bearer {KEY}"},
+        )
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_request_error"
+    assert fake.problems == ["messages[0] has no known role"]
+    fake.problems.clear()
+
+
+async def test_a_fault_in_the_engine_leaves_the_rules_text(
+    fake: FakeOpenAI, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("no such reference")
+
+    monkeypatch.setattr("digest.prose.engine.answer_errors", broken)
+    config = llm_config(fake.url)
+    story = await llm_story(config)
+    assert story == rules_story(config)
+    assert "the prose engine failed (KeyError)" in prose_records(caplog, logging.WARNING)[0]

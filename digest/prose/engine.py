@@ -80,6 +80,9 @@ async def rewrite_story(
         reason = str(error)
     except ProseRejected as error:
         reason = f"the answer was rejected twice: {error}"
+    except Exception as error:  # a fault of ours must not cost the story its delivery
+        log.exception("story %s: the prose engine failed", story.id)
+        reason = f"the prose engine failed ({type(error).__name__})"
     else:
         log.info(
             "story %s: lede and body written by %s (attempt %d, %.2fs)",
