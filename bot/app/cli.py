@@ -36,6 +36,10 @@ COMMANDS: dict[str, LazyCommand] = {
         SERVICE, "Exit 0 when the database answers, 1 otherwise (the container's HEALTHCHECK)."
     ),
     "db": LazyCommand(SERVICE, "The database: migrations."),
+    "doctor": LazyCommand(
+        "bot.app.doctor",
+        "Check the config, database, migrations and every token; one line each, ok or the fix.",
+    ),
 }
 
 

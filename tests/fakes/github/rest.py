@@ -32,6 +32,8 @@ class CommitsEndpoint:
         declared = self._documented(request.method, path, set(request.query))
         if declared is None:
             return self._json(404, {"message": "Not Found", "documentation_url": DOCS}, "core")
+        if path == "/rate_limit" and request.method == "GET":
+            return self._rate_limit()  # answered even with no quota left, as on GitHub
         if self.quota["core"].remaining <= 0:
             return self._exhausted("core")
         match = re.fullmatch(r"/repos/([^/]+)/([^/]+)/commits", path)
@@ -52,6 +54,19 @@ class CommitsEndpoint:
                 return template
         self.problems.append(f"{method} {path}: no such operation in GitHub's REST description")
         return None
+
+    def _rate_limit(self) -> web.Response:
+        """GET /rate_limit: every resource's quota; it costs nothing, as on GitHub."""
+        resources = {
+            name: {
+                "limit": quota.limit,
+                "used": quota.used,
+                "remaining": quota.remaining,
+                "reset": int(quota.reset_at),
+            }
+            for name, quota in self.quota.items()
+        }
+        return self._json(200, {"resources": resources, "rate": resources["core"]}, "core")
 
     def _commits(self, request: web.Request, owner: str, name: str) -> web.StreamResponse:
         found = self._repo(owner, name)

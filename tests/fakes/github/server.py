@@ -18,8 +18,17 @@ from tests.fakes.github.rest import CommitsEndpoint
 class FakeGitHub(RateLimits, CommitsEndpoint, GraphQLEndpoint):
     """Serves github.com (or, with `enterprise`, a GHES host under /api) on 127.0.0.1."""
 
-    def __init__(self, *, tokens: Iterable[str] = ("ghp_wire_test",), enterprise: bool = False):
+    def __init__(
+        self,
+        *,
+        tokens: Iterable[str] = ("ghp_wire_test",),
+        enterprise: bool = False,
+        scopes: dict[str, str] | None = None,
+    ):
         self.tokens = set(tokens)
+        # token → its X-OAuth-Scopes header, as GitHub sends for classic tokens ("repo,
+        # read:org"); a token without an entry is fine-grained: no such header
+        self.scopes = dict(scopes or {})
         self.rest_prefix = "/api/v3" if enterprise else ""
         self.graphql_path = "/api/graphql" if enterprise else "/graphql"
         self.repos: dict[str, list[FakePull]] = {}
@@ -102,6 +111,9 @@ class FakeGitHub(RateLimits, CommitsEndpoint, GraphQLEndpoint):
                 f"fake GitHub crashed on {request.method} {request.path}: {error!r}"
             )
             raise
+        token = _bearer(request.headers.get("Authorization", ""))
+        if token in self.scopes and response.status != 401:
+            response.headers["X-OAuth-Scopes"] = self.scopes[token]
         record.status, record.response_headers = response.status, dict(response.headers)
         record.response_text = getattr(response, "text", None) or ""
         return response
