@@ -73,8 +73,7 @@ class TopicContext:
         rule = project.topic_for_key(key)
         if rule is not None:
             return rule.name
-        if key in self.spellings:
-            return self.spellings[key]
+        name = self.spellings.get(key, name)
         # A plain lower-case word reads as a name ("arm" → "Arm"); identifiers keep their form.
         return name.capitalize() if name.isalpha() and name.islower() else name
 
@@ -169,18 +168,21 @@ def build_context(
 
 
 def _spellings(tags: Iterable[Iterable[str]], titles: Iterable[str]) -> dict[str, str]:
-    """How the window writes names: title tags first ("[OpenVINO]"), then title words with a
-    capital inside or beyond the first letter ("CRCR", "XNNPACK"); the commonest wins."""
-    tagged: dict[str, Counter[str]] = {}
+    """How the window writes names, from title tags ("[OpenVINO]") and title words with a
+    capital beyond the first letter ("CRCR", "XNNPACK"): the commonest spelling with a
+    capital wins, a tag's spelling before a word's; an all-lower-case tag only when no
+    capitalised spelling exists ("[cuda]" and "CUDA" give "CUDA")."""
+    seen: dict[str, Counter[str]] = {}
     for group in tags:
         for tag in group:
-            tagged.setdefault(topic_key(tag), Counter())[tag] += 1
-    worded: dict[str, Counter[str]] = {}
+            seen.setdefault(topic_key(tag), Counter())[tag] += 2
     for title in titles:
         for word in _CASED_WORD.findall(title):
-            worded.setdefault(topic_key(word), Counter())[word] += 1
-    found = {k: c.most_common(1)[0][0] for k, c in worded.items()}
-    found.update({k: c.most_common(1)[0][0] for k, c in tagged.items()})
+            seen.setdefault(topic_key(word), Counter())[word] += 1
+    found = {}
+    for key, counts in seen.items():
+        cased = [(n, name) for name, n in counts.most_common() if not name.islower()]
+        found[key] = cased[0][1] if cased else counts.most_common(1)[0][0]
     return found
 
 
@@ -236,6 +238,9 @@ def topics_for(
             add(CI_TOPIC)
         elif key in _WORK_TAGS:
             continue
+        elif prefixed := next((d for d in derived_keys if d != key and key.startswith(d)), None):
+            # "Qualcomm AI Engine Direct - …" on backends/qualcomm/ is the Qualcomm topic.
+            add(next(n for n in weights if topic_key(n) == prefixed))
         elif key in derived_keys or (not project.topics and key not in blocked):
             add(context.display(tag, project))
     for label in activity.labels:

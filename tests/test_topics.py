@@ -101,6 +101,14 @@ def test_a_name_keeps_the_capitals_the_titles_give_it() -> None:
     assert [e.topics for e in classify([crcr, other], BARE)] == [("CRCR",), ("CRCR",)]
     # Seen on its own, a plain lower-case folder name reads as a name.
     assert topics_of(other) == ("Crcr",)
+    # A capitalised spelling beats an all-lower-case tag; a longer tag naming the same
+    # backend as the path ("Qualcomm AI Engine Direct - …") is that backend's topic.
+    window = [
+        change("backends/cuda/a.cu", title="[cuda] Fuse kernels"),
+        change("backends/cuda/b.cu", title="Speed up CUDA graphs", n=1),
+        change("backends/qualcomm/c.py", title="Qualcomm AI Engine Direct - Fix op", n=2),
+    ]
+    assert [e.topics for e in classify(window, BARE)] == [("CUDA",), ("CUDA",), ("Qualcomm",)]
 
 
 def test_the_code_a_change_touches_leads_its_ci_and_test_files() -> None:
