@@ -222,6 +222,11 @@ def is_dependency_bump(title: str, author: str = "", labels: Iterable[str] = ())
     Recognises dependabot/renovate authors, "Bump X from A to B", "Update dependency X to vA",
     "Update X to 1.2.3" and a `deps` conventional-commit scope. A revert of a bump is not one.
     """
+    return _dependency_bump(title, author, tuple(labels))
+
+
+@lru_cache(maxsize=8192)
+def _dependency_bump(title: str, author: str, labels: tuple[str, ...]) -> BumpInfo | None:
     parts = split_title(title)
     subject = re.sub(r"\s+", " ", parts.subject).strip()
     if _REVERT.match(subject):
