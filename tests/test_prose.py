@@ -52,6 +52,7 @@ REASONS = {
     "wrong project": "PyTorch",
     "other project": "names ci-infra, which its draft does not",
     "padded": "words; its draft has",
+    "monotonous": "reads badly (repeated-connective): “meanwhile ×6”",
     "misattributed lede": "xnnpack of ci-infra, which the draft does not",
     "wrong component": "attribution",
     "new number": "40",

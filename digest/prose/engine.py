@@ -1,7 +1,7 @@
 """`rewrite_story`: the model's lede and body when they pass every check, else the rules'.
 
-    facts → ask → parse → judge (validation, then digest.check) → [retry once with the
-    errors] → the rewritten story, or the rules' story with the reason logged
+    facts → ask → parse → judge (validation, then digest.check and digest.proofread)
+    → [retry once with the errors] → the rewritten story, or the rules' story, reason logged
 
 The headline, action items and references stay the composer's. The whole rewrite runs
 under one deadline (`[prose] timeout`), so a slow model never holds a story back longer.
@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from digest.check import check_story, require_integrity
 from digest.classify import Event, classify
 from digest.compose import filter_topic
 from digest.config import WireConfig
-from digest.errors import StoryCheckError
-from digest.model import Activity, CheckFigures, Story
+from digest.model import Activity, Story
 from digest.prose.client import ChatClient, Message, ProseUnavailable
 from digest.prose.facts import Facts, build_facts
+from digest.prose.judge import StoryJudge
 from digest.prose.prompt import first_messages, retry_messages
 from digest.prose.validation import (
     AnswerError,
@@ -35,9 +33,6 @@ from digest.prose.validation import (
 )
 
 log = logging.getLogger("wire.prose")
-_RULE = re.compile(r"rule (\d+)")
-
-Judge = Callable[[Story], CheckFigures]
 
 
 class ProseRejected(Exception):
@@ -63,16 +58,13 @@ async def rewrite_story(
     settings = config.prose
     if not settings.enabled or not story.body:
         return story
-    events = window_events(story, activities=activities, config=config)
-
-    def judge(candidate: Story) -> CheckFigures:
-        return check_story(candidate, config=config, events=events)
-
-    facts = build_facts(story, events=events, config=config)
     client = client or ChatClient.from_settings(settings)
     started = time.perf_counter()
     try:
         async with asyncio.timeout(settings.timeout):
+            events = window_events(story, activities=activities, config=config)
+            judge = StoryJudge(story=story, config=config, events=events)
+            facts = build_facts(story, events=events, config=config)
             rewritten, attempts = await _ask(client, facts, story=story, judge=judge)
     except TimeoutError:
         reason = f"the model did not answer within {settings.timeout:g}s"
@@ -102,15 +94,14 @@ def window_events(
 
 
 async def _ask(
-    client: ChatClient, facts: Facts, *, story: Story, judge: Judge
+    client: ChatClient, facts: Facts, *, story: Story, judge: StoryJudge
 ) -> tuple[Story, int]:
     """The accepted rewrite and its attempt number; raises ProseRejected after two misses."""
-    baseline = judge(story)
     messages: list[Message] = first_messages(facts)
     errors: list[str] = []
     for attempt in (1, 2):
         content = await client.complete(messages)
-        candidate, errors = _judged(content, facts, story=story, judge=judge, baseline=baseline)
+        candidate, errors = judged(content, facts, story=story, judge=judge)
         if candidate is not None:
             return candidate, attempt
         if attempt == 1:
@@ -119,8 +110,8 @@ async def _ask(
     raise ProseRejected(errors)
 
 
-def _judged(
-    content: str, facts: Facts, *, story: Story, judge: Judge, baseline: CheckFigures
+def judged(
+    content: str, facts: Facts, *, story: Story, judge: StoryJudge
 ) -> tuple[Story | None, list[str]]:
     """The checked story an answer makes, or None and the errors that reject it."""
     try:
@@ -139,24 +130,7 @@ def _judged(
             ),
         }
     )
-    checks = judge(candidate)
-    failing = {_rule(p) for p in baseline.problems}
-    new = [f"the story fails {p}" for p in checks.problems if _rule(p) not in failing]
-    # Within a rule's threshold, a rewrite may still not be worse than the rules' text.
-    for figure in ("attribution", "canonical_names", "action_integrity", "coverage"):
-        before, after = getattr(baseline, figure), getattr(checks, figure)
-        if after < before:
-            new.append(f"the story's {figure.replace('_', ' ')} falls from {before} to {after}")
-    if new:
-        return None, new
-    candidate = candidate.model_copy(update={"checks": checks})
-    try:
-        require_integrity(candidate)
-    except StoryCheckError as error:
-        return None, [str(error)]
-    return candidate, []
-
-
-def _rule(problem: str) -> str:
-    match = _RULE.match(problem)
-    return match.group(1) if match else problem
+    checks, errors = judge.verdict(candidate)
+    if errors:
+        return None, errors
+    return candidate.model_copy(update={"checks": checks}), []

@@ -83,10 +83,10 @@ def markers(text: str) -> str:
 
 def rewrite(text: str, index: int) -> str:
     """A faithful rewrite of drafted sentence `index`: other connectives, same claims and
-    markers ("In addition, X also adds …" → "X adds …", every second one "Meanwhile, …")."""
+    markers ("In addition, X also adds …" → "X adds …"; the second one opens "Meanwhile, …")."""
     text = _CONNECTIVE.sub("", text)
     text = re.sub(r" (also|further) ", " ", text, count=1)
-    return f"Meanwhile, {text}" if index % 2 else text
+    return f"Meanwhile, {text}" if index == 1 else text
 
 
 def good(facts: Facts) -> str:
@@ -201,6 +201,12 @@ def padded(facts: Facts) -> str:
     return answer(facts["lede"], padded)
 
 
+def monotonous(facts: Facts) -> str:
+    """True but badly written: every sentence opens "Meanwhile, ", which only the
+    proofreader (a repeated connective) objects to."""
+    return answer(facts["lede"], [f"Meanwhile, {_CONNECTIVE.sub('', s)}" for s in drafts(facts)])
+
+
 def not_json(facts: Facts) -> str:
     """A reply that is prose about JSON rather than JSON."""
     return "Sure! Here is the rewritten story: {lede: " + facts["lede"][:40]
@@ -221,6 +227,7 @@ LIES: dict[str, Writer] = {
     "dropped citation": dropped_citation,
     "wrong count": wrong_count,
     "padded": padded,
+    "monotonous": monotonous,
     "misattributed lede": misattributed_lede,
     "wrong component": wrong_component,
     "not JSON": not_json,
