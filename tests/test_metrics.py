@@ -1,4 +1,5 @@
-"""`/metrics` after a loopback Slack fan-out: the counters match the deliveries made.
+"""`/metrics` after a loopback Slack fan-out: the counters match the deliveries made; and
+every 429 of the loopback Discord is counted, those discord.py waits out included.
 
 The real worker posts one story to a dozen channels through `SlackPlatform` and slack-sdk
 to the loopback Slack of the tests, which answers five posts "rate limited" and knows nothing
@@ -9,21 +10,28 @@ scraped over HTTP from the real route and parsed with prometheus-client's own pa
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import aiohttp
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from discord.http import HTTPClient, Route
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot import metrics
 from bot.acks.escalate import acknowledge
 from bot.delivery.pacing import Pacer
+from bot.delivery.parts import parts_of
 from bot.delivery.worker import Summary, Worker, send_reminders
+from bot.discord.platform import DiscordPlatform, discord_pacer
+from bot.errors import RetryableError
 from bot.settings import DeliverySettings
 from bot.slack.platform import SlackPlatform, slack_client
 from bot.store import Store
 from bot.web import MetricsSite
+from tests.fakes.discord_rest import FakeDiscord
 from tests.fakes.slack_server import TEAM_ID, FakeSlack
 
 TOKEN = "xoxb-wire-metrics"
@@ -144,3 +152,35 @@ async def test_each_service_counts_on_its_own_registry(store: Store) -> None:
     event = ("wire_webhook_events_total", (("event", "pull_request"), ("outcome", "accepted")))
     assert two[event] == 1 and event not in one
     assert two[("wire_deliveries_total", (("outcome", "other"), ("platform", "other")))] == 1
+
+
+@pytest.fixture
+async def discord_http(monkeypatch) -> AsyncIterator[tuple[FakeDiscord, HTTPClient]]:
+    """discord.py's real HTTPClient, logged in to a fresh loopback Discord."""
+    fake = FakeDiscord()
+    server = TestServer(fake.app(), host="127.0.0.1")
+    await server.start_server()
+    monkeypatch.setattr(Route, "BASE", str(server.make_url("/api/v10")))
+    http = HTTPClient(asyncio.get_running_loop())
+    try:
+        await http.static_login(fake.token)
+        yield fake, http
+    finally:
+        await http.close()
+        await server.close()
+
+
+async def test_every_429_discord_answers_is_counted(discord_http, store: Store, make_story) -> None:
+    fake, http = discord_http
+    counted = metrics.install(metrics.Metrics())
+    platform = DiscordPlatform(http, pacer=discord_pacer(1000))
+    channel = fake.add_channel()
+    parent = parts_of(make_story(2))[0]
+    fake.script_429("messages", 0.01, 0.01)  # waited out inside discord.py
+    await platform.post(channel, parent, None, key="1.0")
+    fake.script_429("messages", *[0.01] * 5)  # discord.py gives up after five
+    with pytest.raises(RetryableError):
+        await platform.post(channel, parent, None, key="2.0")
+    assert len(fake.rate_limited) == 7
+    samples, _ = await scrape(store, counted)
+    assert samples[("wire_rate_limited_total", (("platform", "discord"),))] == 7

@@ -48,6 +48,19 @@ from bot.errors import PermanentError, PlatformError, RetryableError, retry_afte
 
 log = logging.getLogger(__name__)
 
+
+class _CountRateLimits(logging.Filter):
+    """Counts each 429 Discord answers (`bot.metrics`): discord.py waits them out inside its
+    HTTP client and logs one warning per 429, whether it retries or gives up."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("We are being rate limited."):
+            metrics.rate_limited("discord")
+        return True
+
+
+logging.getLogger("discord.http").addFilter(_CountRateLimits())
+
 NONCE_MAX = 25
 THREAD_EXISTS = 160004
 AUTO_ARCHIVE_MINUTES = 1440
@@ -93,15 +106,15 @@ def translate_error(exc: BaseException, *, action: str, channel: str) -> Platfor
     message says where and what went wrong (never the token). `action` is a verb phrase
     ("post", "start a thread in", "edit a message in")."""
     where = f"Discord: could not {action} channel {channel}"
-    if isinstance(exc, discord.RateLimited):
-        metrics.rate_limited("discord")
+    if isinstance(exc, discord.RateLimited):  # counted as it was logged, if Discord sent it
         return RetryableError(f"{where}: rate limited", retry_after=exc.retry_after)
     if isinstance(exc, discord.DiscordServerError):
         return RetryableError(f"{where}: Discord failed (HTTP {exc.status})")
     if isinstance(exc, discord.HTTPException):
         status, code = exc.status, exc.code
         if status == 429:
-            metrics.rate_limited("discord")
+            if not getattr(exc.response, "headers", {}).get("Via"):
+                metrics.rate_limited("discord")  # Cloudflare's: discord.py logs none
             return RetryableError(
                 f"{where}: rate limited",
                 retry_after=retry_after_header(getattr(exc.response, "headers", None)),
