@@ -12,6 +12,7 @@ judges each (repository, commit) once whoever brings it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -20,13 +21,14 @@ from typing import Any
 from bot.realtime.bulletins import Newsdesk
 from bot.schedule.newsroom import default_source
 from bot.store import Store
-from digest.config import WireConfig
+from digest.config import Project, WireConfig
 from digest.errors import WireError
-from digest.model import Window
+from digest.model import Activity, Window
 from digest.sources.github import EtagCache
 
 log = logging.getLogger("wire.realtime.poller")
 BLOCK = timedelta(hours=1)
+CONCURRENCY = 8  # projects read at once
 
 
 def poll_window(now: datetime) -> Window:
@@ -67,23 +69,36 @@ class Poller:
         self.caches: dict[str, EtagCache] = {}
 
     async def poll(self, now: datetime | None = None) -> PollReport:
-        """Poll every project whose webhook is not fresh, once."""
+        """Poll every project whose webhook is not fresh, once; up to `CONCURRENCY` projects
+        are read at a time, then their new changes are judged in configuration order."""
         now = now or datetime.now(UTC)
         report = PollReport()
         repos = [project.repo for project in self.config.projects]
         heard = await self.store.webhooks.last_received(repos)
         window = poll_window(now)
+        due = []
         for project in self.config.projects:
             last = heard.get(project.repo)
             if last is not None and now - last < self.webhook_fresh_for:
                 report.served_by_webhook.append(project.repo)
-                continue
+            else:
+                due.append(project)
+        gate = asyncio.Semaphore(CONCURRENCY)
+
+        async def read(project: Project) -> list[Activity] | None:
             cache = self.caches.setdefault(project.repo, EtagCache())
-            source = default_source(project, github_options={**self.github_options, "cache": cache})
-            try:
-                activities = [a async for a in source.fetch(window)]
-            except WireError as error:
-                log.warning("polling %s failed: %s", project.repo, error)
+            options = {**self.github_options, "cache": cache}
+            async with gate:
+                try:
+                    source = default_source(project, github_options=options)
+                    return [a async for a in source.fetch(window)]
+                except WireError as error:
+                    log.warning("polling %s failed: %s", project.repo, error)
+                    return None
+
+        found = await asyncio.gather(*(read(project) for project in due))
+        for project, activities in zip(due, found, strict=True):
+            if activities is None:
                 report.failed.append(project.repo)
                 continue
             report.polled.append(project.repo)
