@@ -19,6 +19,7 @@ from sqlalchemy.engine import make_url
 
 from bot.store import Store, upgrade_database
 from digest.model import ActionItem, CheckFigures, Reference, Sentence, Story, Window, stable_id
+from tests.discord_loopback import loopback  # noqa: F401  (a fixture of the Discord tests)
 from tests.leaks import fail_on_leaked_resources  # noqa: F401  (autouse: a leak fails its test)
 
 POSTGRES_URL = os.environ.get("WIRE_TEST_POSTGRES_URL")

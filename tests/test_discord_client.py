@@ -28,12 +28,11 @@ from digest.config import load_config
 from tests.fakes.discord_gateway import (
     ADMINISTRATOR,
     MANAGE_CHANNELS,
-    FakeDiscordAPI,
     LoopbackDiscord,
     member,
     slash,
 )
-from tests.fakes.discord_rest import BOT_ID, Limits
+from tests.fakes.discord_rest import BOT_ID
 
 ROOT = Path(__file__).resolve().parents[1]
 EPHEMERAL = 64
@@ -57,15 +56,6 @@ def _restore_discord_py_globals(monkeypatch) -> None:
     monkeypatch.setattr(Route, "BASE", Route.BASE)
     monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", DiscordWebSocket.DEFAULT_GATEWAY)
     monkeypatch.setattr(DiscordAdapter, "guild_ready_timeout", 0.05)
-
-
-@pytest.fixture
-async def loopback() -> AsyncIterator[LoopbackDiscord]:
-    api = FakeDiscordAPI(limits=Limits(messages=(5, 1.0), edits=(5, 1.0)))
-    async with LoopbackDiscord(api) as served:
-        served.channel = served.api.add_channel("wire")  # type: ignore[attr-defined]
-        yield served
-        assert served.problems == []
 
 
 def settings_for(loopback: LoopbackDiscord, tmp_path: Path, **discord_overrides: Any):

@@ -7,11 +7,9 @@ real client against the loopback Discord (REST + gateway), which validates every
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 import time_machine
 
 from bot.delivery.parts import ActionItemPart, ParentPart, parts_of
@@ -19,14 +17,13 @@ from bot.discord.client import ALREADY
 from bot.discord.render import render
 from tests.fakes.discord_gateway import (
     MANAGE_CHANNELS,
-    FakeDiscordAPI,
     LoopbackDiscord,
     button_press,
     member,
     reaction_add,
     slash,
 )
-from tests.fakes.discord_rest import BOT_ID, Limits
+from tests.fakes.discord_rest import BOT_ID
 from tests.test_discord_client import (
     EPHEMERAL,
     _restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
@@ -47,15 +44,6 @@ def footer(message: dict) -> str:
     return (message["embeds"][0].get("footer") or {}).get("text", "")
 
 
-@pytest.fixture
-async def served() -> AsyncIterator[LoopbackDiscord]:
-    api = FakeDiscordAPI(limits=Limits(messages=(5, 1.0), edits=(5, 1.0)))
-    async with LoopbackDiscord(api) as loopback:
-        loopback.channel = loopback.api.add_channel("wire")  # type: ignore[attr-defined]
-        yield loopback
-        assert loopback.problems == []
-
-
 async def subscribe(loopback: LoopbackDiscord, target: str) -> None:
     payload = slash(
         loopback.api,
@@ -74,8 +62,7 @@ def item_message(in_thread: list[dict], part: ActionItemPart) -> dict:
     return next(m for m in in_thread if m["embeds"] == embeds)
 
 
-async def test_subscribe_deliver_remind_acknowledge_and_restart(served, tmp_path: Path):
-    loopback = served
+async def test_subscribe_deliver_remind_acknowledge_and_restart(loopback, tmp_path: Path):
     api = loopback.api
     settings = settings_for(loopback, tmp_path, acks={"oncall": {"discord": ROLE}})
     async with running(settings) as service:
