@@ -86,16 +86,34 @@ class LineReporter:
 
 
 class BarReporter:
-    """A rich progress bar on a terminal (it disappears when the work ends)."""
+    """A rich progress bar on a terminal, shown once the work has lasted `delay` seconds
+    (0: at once), and taken off when it ends."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(
+        self, stream: TextIO, *, delay: float = 0.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         from rich.console import Console
 
         self.console = Console(file=stream, highlight=False)
+        self.delay = delay
+        self.clock = clock
+        self.label = ""
+        self._started = 0.0
         self._bar = None
         self._task = None
 
+    @property
+    def shown(self) -> bool:
+        """Whether the bar is on the terminal now."""
+        return self._bar is not None
+
     def start(self, label: str) -> None:
+        self.label = label
+        self._started = self.clock()
+        if self.delay <= 0:
+            self._show()
+
+    def _show(self) -> None:
         from rich.progress import (
             BarColumn,
             Progress,
@@ -114,15 +132,17 @@ class BarReporter:
             transient=True,
         )
         self._bar.start()
-        self._task = self._bar.add_task(label, total=STEPS, records=0)
+        self._task = self._bar.add_task(self.label, total=STEPS, records=0)
 
     def update(self, done: float, records: int) -> None:
-        assert self._bar is not None and self._task is not None
-        self._bar.update(self._task, completed=round(done * STEPS), records=records)
+        if self._bar is None and self.clock() - self._started >= self.delay:
+            self._show()
+        if self._bar is not None:
+            self._bar.update(self._task, completed=round(done * STEPS), records=records)
 
     def finish(self, records: int) -> None:
-        assert self._bar is not None and self._task is not None
-        self._bar.update(self._task, completed=STEPS, records=records)
+        if self._bar is not None:
+            self._bar.update(self._task, completed=STEPS, records=records)
         self.close()
 
     def close(self) -> None:
@@ -139,10 +159,11 @@ def for_stream(stream: TextIO, *, interval: float = 5.0) -> Reporter:
     return LineReporter(lambda line: print(line, file=stream, flush=True), interval=interval)
 
 
-def for_service(*, interval: float = 30.0) -> Reporter:
-    """A bar on a terminal's stderr; else log lines, only for work longer than `interval`."""
+def for_service(*, interval: float = 30.0, delay: float = 3.0) -> Reporter:
+    """For work inside the service, only when it lasts: a bar on a terminal's stderr after
+    `delay` seconds, else log lines after `interval`."""
     if sys.stderr.isatty():
-        return BarReporter(sys.stderr)
+        return BarReporter(sys.stderr, delay=delay)
     return LineReporter(log.info, interval=interval, always_finish=False)
 
 

@@ -3,6 +3,7 @@ lines to a pipe; `progress.gather` gathers exactly what the digest's gather does
 
 from __future__ import annotations
 
+import io
 import os
 import pty
 import re
@@ -131,3 +132,16 @@ async def test_a_first_backfill_reports_its_gathering() -> None:
     assert story.references
     assert lines[0].startswith("gathering pytorch/executorch, 2026-04-27 00:00 – 2026-05-27")
     assert lines[-1].split(": ", 1)[1].startswith("100% of the window")
+
+
+def test_a_service_bar_waits_until_the_work_lasts() -> None:
+    clock = Clock()
+    bar = progress.BarReporter(io.StringIO(), delay=3, clock=clock)
+    bar.start("gathering")
+    bar.update(0.5, 10)
+    assert not bar.shown  # quick work: no bar at all
+    clock.now = 4.0
+    bar.update(0.6, 12)
+    assert bar.shown
+    bar.finish(20)
+    assert not bar.shown

@@ -1,12 +1,14 @@
 """Each posted story's parent message links to its archive page (`[web] public_url`): the
 parent part carries the address, Slack shows it as a context link, Discord as a masked
-link; without a public URL, or with one that could break out of the link, there is none."""
+link, the console as a line; without a public URL, or with one that could break out of
+the link, there is none."""
 
 from __future__ import annotations
 
 import json
 
 from bot.delivery.parts import ParentPart, parts_of, permalink
+from bot.delivery.platform import render_text
 from bot.discord.render import render as discord_render
 from bot.slack.blocks import render as slack_render
 from tests.conftest import build_story
@@ -49,3 +51,9 @@ def test_discord_links_the_parent_to_the_archive() -> None:
     assert "archive" not in json.dumps(plain)
     hostile = parent(PUBLIC).model_copy(update={"permalink": "https://x.example/a) [@everyone]("})
     assert "@everyone" not in json.dumps(discord_render(hostile))
+
+
+def test_the_console_prints_the_address_under_the_parent() -> None:
+    text = render_text(parent(PUBLIC))
+    assert text.splitlines()[-1] == f"Read it at {parent(PUBLIC).permalink}"
+    assert "Read it at" not in render_text(parent(None))

@@ -96,7 +96,8 @@ def render_lines(part: Part) -> list[str]:
     """The plain-text lines of a part, unindented."""
     match part:
         case ParentPart():
-            return [clean(part.headline), clean(part.lede), f"({part.window_label})"]
+            lines = [clean(part.headline), clean(part.lede), f"({part.window_label})"]
+            return [*lines, f"Read it at {clean(part.permalink)}"] if part.permalink else lines
         case BodyPart():
             return [" ".join(_with_cites(s.text, s.refs) for s in part.sentences)]
         case ActionItemPart():
