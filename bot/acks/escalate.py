@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 
 from bot import metrics
 from bot.acks.unacked import unacknowledged_items
+from bot.delivery.followups import refresh_item, send_reminders
 from bot.delivery.platform import Platform
-from bot.delivery.worker import refresh_item, send_reminders
 from bot.errors import PlatformError
 from bot.store import AckResult, Store
 from digest.model import ActionItem, Reference, Story, stable_id

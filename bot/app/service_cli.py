@@ -24,9 +24,9 @@ from bot.app.cli_options import DEFAULT_CONFIGS, ConfigOption, fail, resolve_con
 from bot.app.resilience import start_when_database_answers
 from bot.app.service import Service
 from bot.commands.replies import Context
+from bot.delivery.listing import describe, list_deliveries
 from bot.delivery.parts import parts_of
 from bot.delivery.platform import ConsolePlatform, render_text
-from bot.delivery.worker import describe, list_deliveries
 from bot.settings import Settings, load_settings
 from bot.store import Store, upgrade_database
 from digest.errors import WireError

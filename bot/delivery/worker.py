@@ -40,11 +40,15 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 
 from bot import logs, metrics
-from bot.delivery.parts import AckMark, item_id_of, item_part, parts_of, reminder_part
+
+# Kept importable from here, where they lived before the listing and follow-ups moved out.
+from bot.delivery.followups import refresh_item, send_reminders  # noqa: F401
+from bot.delivery.listing import describe, list_deliveries  # noqa: F401
+from bot.delivery.parts import item_id_of, parts_of
 from bot.delivery.platform import Platform
 from bot.errors import LeaseLostError, PermanentError, RetryableError
 from bot.settings import DeliverySettings
-from bot.store import Claim, DeliveryInfo, PostedPart, Store, check_failure, utcnow
+from bot.store import Claim, PostedPart, Store, check_failure, utcnow
 from digest.model import Story
 
 log = logging.getLogger("wire.deliver")
@@ -331,68 +335,3 @@ def count_outcome(platform: str, done: Summary, *, since: datetime) -> None:
         metrics.delivery_settled(platform, "failed")
     elif done.dead:
         metrics.delivery_settled(platform, "dead")
-
-
-async def list_deliveries(
-    store: Store, *, state: str | None = None, channel: str | None = None, limit: int = 50
-) -> list[DeliveryInfo]:
-    """Deliveries for `wire deliveries`, newest first: state, headline, channel, attempts,
-    last error (see `DeliveryInfo`)."""
-    return await store.listing.list(state=state, channel=channel, limit=limit)
-
-
-def describe(info: DeliveryInfo) -> str:
-    """One line about a delivery, e.g. for a plain-text listing."""
-    error = f" — {info.last_error}" if info.last_error else ""
-    return (
-        f"#{info.id} {info.state:<11} {info.platform}:{info.channel} "
-        f"attempts={info.attempts} parts={info.parts_posted} {info.headline!r}{error}"
-    )
-
-
-async def refresh_item(store: Store, platform: Platform, *, channel: str, item_id: str) -> bool:
-    """Re-render the message of an action item with everyone who acknowledged it (call
-    after `store.acks.record`); False when the item was never posted in that channel."""
-    found = await store.acks.find_item_message(item_id, platform=platform.name, channel=channel)
-    story = None if found is None else await store.stories.get(found.story_id)
-    if found is None or story is None:
-        return False
-    acks = await store.acks.for_item(item_id, channel=channel)
-    part = item_part(story, item_id, [AckMark(a.user_name, a.acked_at) for a in acks])
-    await platform.update(channel, found.message_id, part)
-    return True
-
-
-async def send_reminders(
-    store: Store,
-    platforms: Mapping[str, Platform],
-    *,
-    reminder_after: timedelta,
-    oncall: Mapping[str, str | None],
-    horizon: timedelta = timedelta(days=1),
-) -> int:
-    """Post one reminder in the thread of every [immediate] item nobody acknowledged within
-    `reminder_after` (items older than `reminder_after + horizon` are left alone).
-
-    The post carries an idempotency key and the reminder is recorded after it, so a crash
-    in between neither loses the reminder nor sends it twice. Returns how many were sent.
-    """
-    now = utcnow()
-    due = await store.acks.unacked_items(
-        posted_before=now - reminder_after, posted_after=now - reminder_after - horizon
-    )
-    sent = 0
-    for message in due:
-        platform = platforms.get(message.platform)
-        story = await store.stories.get(message.story_id)
-        if platform is None or story is None:
-            continue
-        part = reminder_part(story, message.item_id, oncall=oncall.get(message.platform))
-        if part.item.urgency != "immediate":
-            continue
-        key = f"{message.delivery_id}.r{message.part_index}"
-        await platform.post(message.channel, part, message.thread_id, key=key)
-        recorded = await store.acks.record_reminder(message.item_id, channel=message.channel)
-        metrics.reminders_sent(message.platform, int(recorded))
-        sent += recorded
-    return sent
