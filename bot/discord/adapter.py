@@ -62,19 +62,35 @@ def oncall_role(settings: Settings) -> int | None:
 
 
 class LoginFirstPlatform(DiscordPlatform):
-    """The Discord platform, logging the shared client in before its first request."""
+    """The Discord platform, logging the shared client in before its first request, and
+    giving up on a post or edit Discord does not answer within `timeout` seconds (a
+    retryable failure: the retry's nonce makes Discord answer with a message it did post).
+    discord.py itself waits as long as the connection stays open."""
 
-    def __init__(self, *args, login, **kwargs) -> None:
+    def __init__(self, *args, login, timeout: float = 60.0, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._login = login
+        self.timeout = timeout
 
     async def post(self, channel: str, part: Part, thread: str | None, *, key: str) -> str:
         await self._login()
-        return await super().post(channel, part, thread, key=key)
+        async with self._answered("post to", channel):
+            return await super().post(channel, part, thread, key=key)
 
     async def update(self, channel: str, message_id: str, part: Part) -> None:
         await self._login()
-        await super().update(channel, message_id, part)
+        async with self._answered("edit a message in", channel):
+            await super().update(channel, message_id, part)
+
+    @contextlib.asynccontextmanager
+    async def _answered(self, action: str, channel: str):
+        try:
+            async with asyncio.timeout(self.timeout):
+                yield
+        except TimeoutError:
+            raise RetryableError(
+                f"Discord: no answer within {self.timeout:.0f} s to {action} channel {channel}"
+            ) from None
 
 
 class DiscordAdapter:
@@ -84,6 +100,7 @@ class DiscordAdapter:
     exclusive = True
     guild_ready_timeout = 2.0  # seconds without GUILD_CREATE before discord.py says READY
     ready_timeout = 60.0
+    request_timeout = 60.0  # seconds a post or edit may take, pacing included
     reconnect_base = 1.0  # seconds before the first new session; doubled up to the cap
     reconnect_cap = 60.0
 
@@ -98,6 +115,7 @@ class DiscordAdapter:
             oncall_role_id=oncall_role(settings),
             pacer=discord_pacer(self.settings.requests_per_second),
             login=self._login_for_platform,
+            timeout=self.request_timeout,
         )
         self._login_lock = asyncio.Lock()
         self._logged_in = False

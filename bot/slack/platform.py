@@ -16,6 +16,11 @@ Idempotency (the `key` of `Platform.post`): Slack has no client message id, so
 - before the first reply into a thread this process did not start (a worker resuming after
   a crash, a reminder), the thread's replies are read once with their metadata
   (conversations.replies, include_all_metadata) and any key found there is taken as posted.
+- a post whose answer never came (the connection broke or timed out after the request
+  went out) may have been posted: the next post of that key reads again first, the
+  thread's replies for a reply, the channel's latest messages (conversations.history) for
+  a parent. slack-sdk's own retry of connection errors is not used for that reason: it
+  would repeat such a post blindly.
 A parent has no thread to search: if the process dies after Slack accepted a parent and
 before the worker recorded it, the retry posts a second parent. The worker records each
 part right after `post` returns, so that window is one round trip long.
@@ -30,7 +35,6 @@ import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
@@ -80,9 +84,10 @@ class CountedRateLimitRetry(AsyncRateLimitErrorRetryHandler):
 
 
 def default_retry_handlers() -> list[AsyncRetryHandler]:
-    """slack-sdk's own retries, kept small: the delivery worker retries whole parts."""
+    """slack-sdk's own retries, kept small: the delivery worker retries whole parts. No
+    retry of connection errors: a post whose connection broke may have been posted, and
+    only `SlackPlatform` checks before posting again (see the module doc)."""
     return [
-        AsyncConnectionErrorRetryHandler(max_retry_count=2),
         CountedRateLimitRetry(max_retry_count=1),
         AsyncServerErrorRetryHandler(max_retry_count=2),
     ]
@@ -134,6 +139,7 @@ class SlackPlatform:
         self.pacer = pacer if pacer is not None else Pacer()
         self._sent: RecentKeys[str] = RecentKeys(remember)
         self._threads: RecentKeys[None] = RecentKeys(remember)
+        self._unanswered: RecentKeys[str] = RecentKeys(remember)  # parent key → channel
         self._own_session: aiohttp.ClientSession | None = None
 
     def open_session(self) -> None:
@@ -159,6 +165,8 @@ class SlackPlatform:
         messages = render(part)
         if thread is not None and key not in self._sent:
             await self._recover(channel, thread)
+        elif thread is None and key in self._unanswered and key not in self._sent:
+            await self._recover_parent(channel, key)
         first = await self._send(channel, messages[0], thread, key)
         follow = thread or first
         self._threads.note(follow, None)
@@ -199,10 +207,36 @@ class SlackPlatform:
             error = translate_error(exc, method="chat.postMessage", channel=channel)
             if isinstance(error, RetryableError) and error.retry_after:
                 self.pacer.pause(error.retry_after, channel=channel)
+            if not isinstance(exc, SlackApiError):  # no answer: it may have been posted
+                if thread is None:
+                    self._unanswered.note(key, channel)
+                else:
+                    self._threads.pop(thread, None)  # read the thread again first
             raise error from exc
         ts = str(response["ts"])
         self._sent.note(key, ts)
         return ts
+
+    async def _recover_parent(self, channel: str, key: str) -> None:
+        """Look for a parent posted under `key` whose answer was lost among the channel's
+        latest messages."""
+        self._unanswered.pop(key, None)
+        try:
+            response = await self.client.conversations_history(
+                channel=channel, include_all_metadata=True, limit=50
+            )
+        except Exception as exc:
+            log.warning("could not read Slack channel %s to resume: %s", channel, exc)
+            self._unanswered.note(key, channel)
+            raise translate_error(exc, method="conversations.history", channel=channel) from exc
+        self._learn(response.get("messages") or [])
+
+    def _learn(self, messages: list) -> None:
+        for message in messages:
+            metadata = message.get("metadata") or {}
+            key = (metadata.get("event_payload") or {}).get("key")
+            if metadata.get("event_type") == EVENT_TYPE and isinstance(key, str):
+                self._sent.note(key, str(message["ts"]))
 
     async def _recover(self, channel: str, thread: str) -> None:
         """Learn the keys already posted in `thread` (once per thread and process)."""
@@ -216,8 +250,4 @@ class SlackPlatform:
         except Exception as exc:
             log.warning("could not read Slack thread %s in %s to resume: %s", thread, channel, exc)
             return
-        for message in response.get("messages") or []:
-            metadata = message.get("metadata") or {}
-            key = (metadata.get("event_payload") or {}).get("key")
-            if metadata.get("event_type") == EVENT_TYPE and isinstance(key, str):
-                self._sent.note(key, str(message["ts"]))
+        self._learn(response.get("messages") or [])

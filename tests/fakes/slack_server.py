@@ -48,6 +48,7 @@ SPEC_MISSING = {  # parameters Slack accepts that the frozen 2020 spec does not 
     "chat.postMessage": {"metadata"},
     "chat.update": {"metadata"},
     "conversations.replies": {"include_all_metadata"},
+    "conversations.history": {"include_all_metadata"},
 }
 # slack-sdk adds the workspace's `team_id` to every call of a client made for one request
 # (as bolt does), which Slack accepts on any method; the 2020 spec lists it on few
@@ -600,6 +601,18 @@ class FakeSlack:
             "profile": {"display_name": name, "real_name": name},
         }
         return 200, {"ok": True, "user": user}, {}
+
+    def _conversations_history(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
+        """The channel's messages outside threads (parents included), newest first."""
+        channel = str(params["channel"])
+        error = self._channel_error(channel)
+        if error:
+            return 200, {"ok": False, "error": error}, {}
+        with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
+        limit = int(params.get("limit") or 100)
+        top = [m for m in reversed(self.messages.get(channel, [])) if m.thread_ts is None]
+        messages = [m.as_api(with_metadata=with_metadata) for m in top[:limit]]
+        return 200, {"ok": True, "messages": messages, "has_more": len(top) > limit}, {}
 
     def _conversations_replies(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
         channel, ts = str(params["channel"]), str(params["ts"])
