@@ -2,7 +2,8 @@
 
 Reports, in one run:
 
-- wall time of `wire --help` and `wire digest --help` (best of `--runs`): target under 0.25 s;
+- wall time of `wire --help` and `wire digest --help` (best of `--runs`): target under 0.25 s,
+  next to the help of a bare one-command Typer app (what typer, click and rich cost alone);
 - `python -X importtime` of the console script's module (bot.app.cli), of the digest command
   (bot.app.digest_cli) and of the engine it runs (digest.pipeline);
 - `wire digest --source git:CLONE` against `git log --numstat` over the same range (best of
@@ -34,6 +35,17 @@ CLONE = ROOT / "var/bench/executorch-clone"
 WIRE = [sys.executable, "-c", "from bot.app.cli import main; main()"]
 SINCE, UNTIL = "2026-05-01T00:00:00Z", "2026-06-15T00:00:00Z"
 HELP_TARGET, RATIO_TARGET = 0.25, 1.5
+# The same help from a bare Typer app of one command: what typer, click and rich cost alone.
+BARE_TYPER = [
+    sys.executable,
+    "-c",
+    "import typer\n"
+    "app = typer.Typer(add_completion=False)\n"
+    "@app.command()\n"
+    "def digest(since: str = typer.Option(..., help='Window start.')) -> None:\n"
+    "    'Compose the story of a window and print it.'\n"
+    "app()",
+]
 
 
 def build_clone(path: Path, replay: Path = REPLAY) -> Path:
@@ -158,6 +170,7 @@ def main() -> None:
 
     wire_help = best_of(args.runs, [*WIRE, "--help"])
     digest_help = best_of(args.runs, [*WIRE, "digest", "--help"])
+    bare_help = best_of(args.runs, [*BARE_TYPER, "--help"])
     imported = {m: import_time(m) for m in ("bot.app.cli", "bot.app.digest_cli", "digest.pipeline")}
     span = [f"--since={args.since}", f"--until={args.until}"]
     git_log = best_of(args.runs, ["git", "-C", str(clone), "log", "--numstat", *span])
@@ -181,6 +194,7 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, best of {args.runs} runs")
     print(f"wire --help              {wire_help:6.3f} s   target < {HELP_TARGET} s")
     print(f"wire digest --help       {digest_help:6.3f} s   target < {HELP_TARGET} s")
+    print(f"a bare Typer app's help  {bare_help:6.3f} s   (typer, click and rich alone)")
     for module, seconds in imported.items():
         print(f"import {module:<18}{seconds:6.3f} s   (python -X importtime, cumulative)")
     print(
