@@ -28,6 +28,7 @@ from bot.chat.adapters import Health, health_routes
 from bot.delivery.worker import Worker
 from bot.settings import HttpSettings
 from bot.store.engine import UnreachableError
+from digest.errors import WireError
 
 log = logging.getLogger("wire.service")
 T = TypeVar("T")
@@ -42,7 +43,7 @@ def backoff_delay(failures: int, *, base: float = BASE_DELAY, cap: float = MAX_D
 
 def describe_failure(exc: BaseException) -> str:
     """One line about a store failure: our own sentence, or the driver's first line."""
-    if isinstance(exc, UnreachableError):
+    if isinstance(exc, WireError):
         return str(exc)
     first = (str(exc).strip().splitlines() or [""])[0]
     return f"{type(exc).__name__}: {first}"[:300]

@@ -130,6 +130,7 @@ def _sqlite_engine(url: URL, *, echo: bool) -> AsyncEngine:
     )
 
     _explain_connect_failures(engine, url)
+    _explain_full_disk(engine, url)
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -150,6 +151,19 @@ def _sqlite_engine(url: URL, *, echo: bool) -> AsyncEngine:
         await_(driver.execute("BEGIN IMMEDIATE"))
 
     return engine
+
+
+def _explain_full_disk(engine: AsyncEngine, url: URL) -> None:
+    """A write that fails for want of space is one `StoreError` sentence saying where;
+    the transaction is rolled back, so nothing half-written stays."""
+
+    @event.listens_for(engine.sync_engine, "handle_error")
+    def _full(context: Any) -> None:
+        if "database or disk is full" in str(context.original_exception):
+            raise StoreError(
+                f"cannot write the SQLite database {url.database}: its disk is full; free "
+                "space there and the work resumes"
+            ) from context.original_exception
 
 
 def _make_parent(database: Path) -> None:
