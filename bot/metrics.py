@@ -104,6 +104,13 @@ class Metrics:
         self.leader = Gauge(
             "wire_leader", "1 while this process holds the scheduling lock.", registry=registry
         )
+        self.unhealthy = Gauge(
+            "wire_unhealthy",
+            "1 while a part of the process is unwell (database, scheduler, discord); "
+            "/healthz says why.",
+            ["part"],
+            registry=registry,
+        )
         self.webhook_events = Counter(
             "wire_webhook_events",
             "GitHub webhook deliveries received, by event and outcome.",
@@ -166,6 +173,11 @@ def reminders_sent(platform: str, count: int = 1) -> None:
     """`count` reminders were posted on `platform`."""
     if count:
         _active.reminders.labels(platform=_active.platform(platform)).inc(count)
+
+
+def health(part: str, ok: bool) -> None:
+    """A part of the process became unwell, or well again (see `bot.chat.adapters.Health`)."""
+    _active.unhealthy.labels(part=_active.event(part)).set(0 if ok else 1)
 
 
 def leadership(held: bool) -> bool:

@@ -9,12 +9,12 @@ import logging
 
 import pytest
 
+from bot import metrics
 from bot.discord.adapter import DiscordAdapter
 from tests import test_discord_client as served
 from tests.fakes.discord_gateway import slash
 
-# the loopback Discord and the running service, as the front end's own tests have them
-loopback = served.loopback
+# the running service as the front end's own tests have it (`loopback` is tests/conftest's)
 restore_discord_py_globals = served._restore_discord_py_globals  # autouse
 ADMIN, interact, running, settings_for, until = (
     served.ADMIN,
@@ -36,6 +36,10 @@ async def subscribe_answered(loopback, service) -> None:
     )
     callback = await interact(loopback, payload)
     assert "Subscribed this channel to ExecuTorch" in callback["data"]["content"]
+
+
+def unhealthy_gauge(part: str) -> float | None:
+    return metrics.active().registry.get_sample_value("wire_unhealthy", {"part": part})
 
 
 def adapter_of(service) -> DiscordAdapter:
@@ -95,11 +99,13 @@ async def test_a_session_that_ends_is_replaced_with_back_off_and_reported(
         assert service.hub.health.problems["discord"] == (
             "the gateway session ended (ConnectionClosed); reconnecting"
         )
+        assert unhealthy_gauge("discord") == 1  # an alert can fire on the metric
         await until(
             lambda: len(loopback.gateway.identifies) == 2 and not service.hub.health.problems
         )
         await subscribe_answered(loopback, service)
         assert adapter_of(service).sessions_started == 2
+        assert unhealthy_gauge("discord") == 0
     (record,) = [r for r in caplog.records if "session ended" in r.getMessage()]
     assert record.getMessage() == (
         "the Discord gateway session ended (ConnectionClosed); a new one in 0.2 s"

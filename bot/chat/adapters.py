@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 
 from aiohttp import web
 
+from bot import metrics
 from bot.acks.escalate import AckOutcome, acknowledge
 from bot.delivery.platform import ConsolePlatform, Platform
 from bot.settings import Settings
@@ -44,7 +45,8 @@ REGISTRY = {
 
 class Health:
     """What is wrong in this process right now, by part ("database", "discord"): one
-    sentence each. `/healthz` answers 503 with them while any is set."""
+    sentence each. `/healthz` answers 503 with them while any is set, and the gauge
+    `wire_unhealthy{part}` (`bot.metrics`) is 1."""
 
     def __init__(self) -> None:
         self._problems: dict[str, str] = {}
@@ -54,11 +56,13 @@ class Health:
         if self._problems.get(part) != sentence:
             log.warning("unhealthy: %s: %s", part, sentence)
         self._problems[part] = sentence
+        metrics.health(part, ok=False)
 
     def ok(self, part: str) -> None:
         """Report that `part` is well again."""
         if self._problems.pop(part, None) is not None:
             log.info("healthy again: %s", part)
+            metrics.health(part, ok=True)
 
     @property
     def problems(self) -> dict[str, str]:
