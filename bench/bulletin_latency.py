@@ -260,13 +260,15 @@ class Bench:
                     raise SystemExit(f"the receiver answered {status}")
 
     async def _poll(self, realtime: Realtime, stop: asyncio.Event) -> None:
-        """What the leader's APScheduler job does: a poll every poll interval."""
+        """What the leader's APScheduler job does: a poll every poll interval (fixed rate, a
+        run still going when the next is due makes that one wait)."""
+        due = time.perf_counter() + self.args.poll_interval
         while not stop.is_set():
-            with_timeout = asyncio.wait_for(stop.wait(), timeout=self.args.poll_interval)
             try:
-                await with_timeout
+                await asyncio.wait_for(stop.wait(), timeout=max(0.0, due - time.perf_counter()))
             except TimeoutError:
                 await realtime.poll()
+                due += self.args.poll_interval
 
     async def _drain(self, store: Store, wanted: int) -> None:
         deadline = time.perf_counter() + self.args.poll_interval + 120

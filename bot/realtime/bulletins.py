@@ -120,15 +120,41 @@ class Newsdesk:
     async def _bulletins(self, activity: Activity, report: Judged, *, now: datetime) -> None:
         channels = await self._channels_following(activity.repo)
         stories: dict[Filter, Story | None] = {}
+        for story_filter in {f for filters in channels.values() for f in filters}:
+            stories[story_filter] = self._compose(activity, story_filter)
+        made = [story for story in stories.values() if story is not None]
+        if not made:
+            return
+        report.immediate += 1
+        # what each channel's send needs, read once for all of them
+        off = await self.store.bulletins.switched_off()
+        muted = {
+            (c.platform, c.workspace, c.channel)
+            for c in await self.store.channels.list()
+            if c.muted_until is not None and c.muted_until > now
+        }
+        posted = await self.store.bulletins.posted_to(
+            {item.id for story in made for item in story.action_items}
+        )
+        sending: dict[str, list[ChannelKey]] = {}
         for key, filters in channels.items():
+            platform, _workspace, channel = key
+            if key in off or key in muted:
+                report.skipped.append(
+                    f"{platform}:{channel}: {'bulletins off' if key in off else 'muted'}"
+                )
+                continue
             for story_filter in filters:
-                if story_filter not in stories:
-                    stories[story_filter] = self._compose(activity, story_filter)
                 story = stories[story_filter]
-                if story is not None:
-                    await self._send(story, key, report, now=now)
-        if any(story is not None for story in stories.values()):
-            report.immediate += 1
+                if story is None:
+                    continue
+                if any((item.id, platform, channel) in posted for item in story.action_items):
+                    report.skipped.append(f"{platform}:{channel}: already posted")
+                else:
+                    sending.setdefault(story.id, []).append(key)
+        by_id = {story.id: story for story in made}
+        for story_id, keys in sending.items():
+            await self._send(by_id[story_id], keys, report)
 
     async def _channels_following(self, repo: str) -> dict[ChannelKey, list[Filter]]:
         by_channel: dict[ChannelKey, list[Subscription]] = defaultdict(list)
@@ -158,26 +184,20 @@ class Newsdesk:
             return None
         return bulletin_of(story)
 
-    async def _send(self, story: Story, key: ChannelKey, report: Judged, *, now: datetime):
-        platform, workspace, channel = key
-        where = {"platform": platform, "workspace": workspace, "channel": channel}
-        if not await self.store.bulletins.enabled(**where):
-            report.skipped.append(f"{platform}:{channel}: bulletins off")
-            return
-        settings = await self.store.channels.get(**where)
-        if settings.muted_until is not None and settings.muted_until > now:
-            report.skipped.append(f"{platform}:{channel}: muted")
-            return
-        for item in story.action_items:
-            if await self.store.acks.find_item_message(item.id, platform=platform, channel=channel):
-                report.skipped.append(f"{platform}:{channel}: {item.id} already posted")
-                return
+    async def _send(self, story: Story, keys: list[ChannelKey], report: Judged) -> None:
+        """Note the story's bulletins for `keys` (one transaction), then queue it for each
+        channel whose bulletin of these items it carries (not another filter's story)."""
         await self.store.stories.save(story)
-        for item in story.action_items:
-            holder = await self.store.bulletins.note(story_id=story.id, item_id=item.id, **where)
-            if holder != story.id:  # another of the channel's filters already carries it
-                report.skipped.append(f"{platform}:{channel}: {item.id} already sent")
-                return
-        queued = await self.store.deliveries.enqueue(story, **where)
-        report.queued += int(queued.created)
-        log.info("bulletin %s queued for %s:%s (%s)", story.id, platform, channel, story.headline)
+        holders = await self.store.bulletins.note(
+            story_id=story.id, item_ids=[item.id for item in story.action_items], channels=keys
+        )
+        for key in keys:
+            platform, workspace, channel = key
+            if holders[key] != {story.id}:  # another of the channel's filters carries it
+                report.skipped.append(f"{platform}:{channel}: already sent")
+                continue
+            queued = await self.store.deliveries.enqueue(
+                story, platform=platform, workspace=workspace, channel=channel
+            )
+            report.queued += int(queued.created)
+        log.info("bulletin %s queued for %d channel(s): %s", story.id, len(keys), story.headline)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -110,6 +111,7 @@ class EventProcessor:
 
     async def process(self, event: WebhookEvent) -> Judged | None:
         """Judge what one claimed delivery announced, then settle it (or look again later)."""
+        started = time.perf_counter()
         hint = Hint.model_validate(event.hint)
         if not self.config.is_configured(hint.repo):
             await self.store.webhooks.settle(
@@ -130,10 +132,11 @@ class EventProcessor:
         judged = await self.newsdesk.judge(found, via="webhook")
         await self.store.webhooks.settle(event.id, state="done")
         log.info(
-            "webhook delivery %s: %d change(s) judged, %d bulletin(s) queued",
+            "webhook delivery %s: %d change(s) judged, %d bulletin(s) queued in %.2f s",
             event.delivery_id,
             judged.changes,
             judged.queued,
+            time.perf_counter() - started,
         )
         return judged
 

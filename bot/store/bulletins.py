@@ -56,28 +56,46 @@ class Bulletins:
         self._db = db
 
     async def note(
-        self, *, story_id: str, item_id: str, platform: str, workspace: str, channel: str
-    ) -> str:
-        """Note that `item_id` goes to the channel in story `story_id` (which must be saved);
-        returns the story that carries the item's bulletin there: `story_id`, or the one
-        noted first."""
+        self,
+        *,
+        story_id: str,
+        item_ids: Collection[str],
+        channels: Collection[tuple[str, str, str]],
+    ) -> dict[tuple[str, str, str], set[str]]:
+        """Note that `item_ids` go to each (platform, workspace, channel) in story `story_id`
+        (which must be saved), in one transaction;
+        returns, for each channel, the stories that carry its bulletins of `item_ids`."""
         row = BulletinRow
-        statement = (
-            insert_for(self._db.engine)(row)
-            .values(
-                story_id=story_id,
-                item_id=item_id,
-                platform=platform,
-                workspace=workspace,
-                channel=channel,
-                created_at=utcnow(),
-            )
-            .on_conflict_do_nothing(index_elements=["item_id", "platform", "channel"])
+        now = utcnow()
+        values = [
+            {
+                "story_id": story_id,
+                "item_id": item_id,
+                "platform": platform,
+                "workspace": workspace,
+                "channel": channel,
+                "created_at": now,
+            }
+            for platform, workspace, channel in channels
+            for item_id in item_ids
+        ]
+        if not values:
+            return {}
+        statement = insert_for(self._db.engine)(row).on_conflict_do_nothing(
+            index_elements=["item_id", "platform", "channel"]
         )
-        key = (row.item_id == item_id) & (row.platform == platform) & (row.channel == channel)
+        query = select(row.platform, row.workspace, row.channel, row.story_id).where(
+            row.item_id.in_(list(item_ids))
+        )
+        wanted = {(p, c): (p, w, c) for p, w, c in channels}
+        holders: dict[tuple[str, str, str], set[str]] = {key: set() for key in channels}
         async with self._db.begin() as conn:
-            await conn.execute(statement)
-            return (await conn.execute(select(row.story_id).where(key))).scalar_one()
+            await conn.execute(statement, values)
+            for found in await conn.execute(query):
+                key = wanted.get((found.platform, found.channel))
+                if key is not None:
+                    holders[key].add(found.story_id)
+        return holders
 
     async def reported(
         self, *, platform: str, channel: str, item_ids: Collection[str]
@@ -106,6 +124,27 @@ class Bulletins:
         )
         async with self._db.read() as conn:
             return {r.item_id: r.at for r in await conn.execute(query)}
+
+    async def posted_to(self, item_ids: Collection[str]) -> set[tuple[str, str, str]]:
+        """The (item, platform, channel) of each of `item_ids` already posted somewhere (in a
+        digest or a bulletin), in one query."""
+        if not item_ids:
+            return set()
+        query = (
+            select(P.item_id, D.platform, D.channel)
+            .join(D, D.id == P.delivery_id)
+            .where(P.item_id.in_(list(item_ids)))
+            .distinct()
+        )
+        async with self._db.read() as conn:
+            return {(r.item_id, r.platform, r.channel) for r in await conn.execute(query)}
+
+    async def switched_off(self) -> set[tuple[str, str, str]]:
+        """Every (platform, workspace, channel) whose bulletins are off."""
+        row = ChannelBulletinRow
+        query = select(row.platform, row.workspace, row.channel).where(row.enabled.is_(False))
+        async with self._db.read() as conn:
+            return {tuple(r) for r in await conn.execute(query)}
 
     async def enabled(self, *, platform: str, workspace: str, channel: str) -> bool:
         """Whether the channel gets bulletins (the default is yes)."""
