@@ -10,7 +10,7 @@ reached a story is counted and named. (A "wrong component" lie picks its sentenc
 references' topics; when the cited change's paths do touch that component, the claim is
 supported and rule 2 rightly lets it through.)
 
-    .venv/bin/python bench/prose.py [--latency 0.05] [--days 91]
+    .venv/bin/python bench/prose.py [--latency 0.05] [--days 91] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def line(label: str, values: list[float]) -> str:
     )
 
 
-async def measure(latency: float, days: int) -> None:
+async def measure(latency: float, days: int, repeat: int) -> None:
     base = load_config(ROOT / "config" / "wire.example.toml")
     activities: list[Activity] = [a for f in FILES for a in ReplaySource(ACTIVITY / f).read_all()]
     windows = [
@@ -85,23 +85,29 @@ async def measure(latency: float, days: int) -> None:
         await compose_activities(activities, config=config, window=windows[0])  # warm up
         fake.requests.clear()
         for window in windows:
-            started = time.perf_counter()
             rules = compose(activities, config=base, window=window)
-            rules_time = time.perf_counter() - started
             if not rules.body:
                 continue
             stories += 1
-            fake.script(good)
-            asked, fallbacks = len(fake.requests), len(reasons.seen)
-            started = time.perf_counter()
-            story = await compose_activities(activities, config=config, window=window)
-            elapsed = time.perf_counter() - started
-            requests = len(fake.requests) - asked
-            fake.clear()
+            best = None  # the fastest of `repeat` runs: the machine is shared
+            for _ in range(repeat):
+                started = time.perf_counter()
+                compose(activities, config=base, window=window)
+                rules_time = time.perf_counter() - started
+                fake.script(good)
+                asked, fallbacks = len(fake.requests), len(reasons.seen)
+                started = time.perf_counter()
+                story = await compose_activities(activities, config=config, window=window)
+                elapsed = time.perf_counter() - started
+                requests = len(fake.requests) - asked
+                fake.clear()
+                run = (elapsed - requests * latency - rules_time, elapsed, rules_time)
+                best = run if best is None or run < best else best
             accepted += len(reasons.seen) == fallbacks and story != rules
+            own_time, elapsed, rules_time = best
             rules_times.append(rules_time)
             llm_times.append(elapsed)
-            own_times.append(elapsed - requests * latency - rules_time)
+            own_times.append(own_time)
 
         good_reasons = list(reasons.seen)
         lies_sent, lies_through, through = 0, 0, []
@@ -131,6 +137,7 @@ async def measure(latency: float, days: int) -> None:
     print(line("rules path (compose)", rules_times))
     print(line("LLM path, wall (compose + rewrite)", llm_times))
     print(line("LLM path minus latency minus compose", own_times))
+    print(f"(each figure the best of {repeat} runs a day)")
     print(f"good rewrites accepted: {accepted}/{stories}")
     for reason in sorted(set(good_reasons)):
         print(f"  {good_reasons.count(reason)} × {reason[:150]}")
@@ -144,8 +151,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.05, help="scripted seconds an answer")
     parser.add_argument("--days", type=int, default=91, help="days from 2026-04-01")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs a day (best is kept)")
     args = parser.parse_args()
-    asyncio.run(measure(args.latency, args.days))
+    asyncio.run(measure(args.latency, args.days, args.repeat))
 
 
 if __name__ == "__main__":

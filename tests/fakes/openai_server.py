@@ -203,7 +203,9 @@ def padded(facts: Facts) -> str:
 
 def monotonous(facts: Facts) -> str:
     """True but badly written: every sentence opens "Meanwhile, ", which only the
-    proofreader (a repeated connective) objects to."""
+    proofreader (a repeated connective) objects to. Needs two sentences or more."""
+    if len(drafts(facts)) < 2:
+        raise IndexError("a one-sentence body cannot repeat a connective")
     return answer(facts["lede"], [f"Meanwhile, {_CONNECTIVE.sub('', s)}" for s in drafts(facts)])
 
 
