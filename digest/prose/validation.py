@@ -1,11 +1,18 @@
 """Judging the model's answer against the facts, and rendering it as the story's prose.
 
-An answer is rejected for anything that is not a rewrite of the draft: a body of another
-length, a sentence whose citation markers differ from its draft's (a new reference, a
-dropped or reordered one), a name, number, code span or quotation the facts do not hold,
-markup, links or mentions, or a marker after a claim that shares no content word with
-the reference it cites (a citation moved to a claim that is not its own). Every error is
-one sentence the model can act on in its retry.
+An answer is rejected for anything that is not a rewrite of the draft:
+
+- a body of another length (sentence k rewrites draft k), or a sentence far longer than its draft;
+- citation markers that differ from the draft sentence's (a new reference, a dropped or
+  reordered one), or a marker after a claim that shares no content word with the
+  reference it cites (a citation moved to a claim that is not its own);
+- a name, number, code span or quotation the facts do not hold, markup, links, mentions;
+- a project named where the draft does not name it (a change credited to another project);
+- in a sentence that cites nothing, any content word its draft does not have;
+- in the lede, which cites nothing either: a citation, anything said of a project that the
+  draft does not say of it, and dropping "quiet" from a quiet window's lede.
+
+Every error is one sentence the model can act on in its retry.
 """
 
 from __future__ import annotations
@@ -69,46 +76,52 @@ def parse_answer(content: str) -> Answer:
 
 def answer_errors(answer: Answer, facts: Facts) -> list[str]:
     """Every way `answer` is not a faithful rewrite of the facts; empty when it is one."""
-    errors: list[str] = []
     if len(answer.body) != len(facts.sentences):
-        errors.append(
+        return [
             f"the body has {len(answer.body)} sentences; the draft has {len(facts.sentences)}: "
             "return exactly one sentence per drafted sentence, in order"
-        )
-        return errors
-    lede = answer.lede
+        ]
+    errors = _lede_errors(answer.lede, facts)
+    for index, text in enumerate(answer.body):
+        errors += [f"sentence {index + 1}{e}" for e in _sentence_errors(index, text, facts)]
+    return errors
+
+
+def _lede_errors(lede: str, facts: Facts) -> list[str]:
+    errors = []
     if MARKER.search(lede):
         errors.append(f"the lede cites {MARKERS.findall(lede)}; the lede carries no citations")
     errors += [f"the lede: {e}" for e in _wording_errors(lede, facts.lede_vocabulary())]
     errors += _lede_credit_errors(lede, facts)
     if facts.quiet and "quiet" not in lede.lower():
         errors.append("the lede must say the window was quiet, as its draft does")
-    for index, (text, draft) in enumerate(zip(answer.body, facts.sentences, strict=True)):
-        label = f"sentence {index + 1}"
-        if not text.strip() or len(text) > MAX_SENTENCE_CHARS:
-            errors.append(f"{label} is empty or longer than {MAX_SENTENCE_CHARS} characters")
-            continue
-        length, drafted = len(text.split()), len(draft.text.split())
-        if length > 2 * drafted + 8:
-            errors.append(f"{label} has {length} words; its draft has {drafted}: keep it as short")
-        errors += [f"{label}: {e}" for e in _citation_errors(text, draft.refs, facts)]
-        credited = facts.projects_named(text) - facts.projects_named(draft.text)
-        if credited:
+    return errors
+
+
+def _sentence_errors(index: int, text: str, facts: Facts) -> list[str]:
+    """The errors of body sentence `index`, each starting where "sentence N" leaves off."""
+    draft = facts.sentences[index]
+    if not text.strip() or len(text) > MAX_SENTENCE_CHARS:
+        return [f" is empty or longer than {MAX_SENTENCE_CHARS} characters"]
+    errors = []
+    length, drafted = len(text.split()), len(draft.text.split())
+    if length > 2 * drafted + 8:
+        errors.append(f" has {length} words; its draft has {drafted}: keep it as short")
+    errors += [f": {e}" for e in _citation_errors(text, draft.refs, facts)]
+    credited = facts.projects_named(text) - facts.projects_named(draft.text)
+    if credited:
+        errors.append(
+            f" names {', '.join(sorted(credited))}, which its draft does not: "
+            "a change is credited only to the project that made it"
+        )
+    if not draft.refs:
+        ignore = facts.name_words
+        new = claim_words(text, ignore=ignore) - claim_words(draft.text, ignore=ignore)
+        if new:
             errors.append(
-                f"{label} names {', '.join(sorted(credited))}, which its draft does not: "
-                "a change is credited only to the project that made it"
+                f" cites nothing, so it may say only what its draft says; new: {', '.join(sorted(new))}"
             )
-        if not draft.refs:
-            new = claim_words(text, ignore=facts.name_words) - claim_words(
-                draft.text, ignore=facts.name_words
-            )
-            if new:
-                errors.append(
-                    f"{label} cites nothing, so it may say only what its draft says; "
-                    f"new: {', '.join(sorted(new))}"
-                )
-        vocabulary = facts.sentence_vocabulary(index)
-        errors += [f"{label}: {e}" for e in _wording_errors(text, vocabulary)]
+    errors += [f": {e}" for e in _wording_errors(text, facts.sentence_vocabulary(index))]
     return errors
 
 
