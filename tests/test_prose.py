@@ -518,3 +518,9 @@ async def test_a_fault_in_the_engine_leaves_the_rules_text(
     story = await llm_story(config)
     assert story == rules_story(config)
     assert "the prose engine failed (KeyError)" in prose_records(caplog, logging.WARNING)[0]
+
+
+def test_an_error_quotes_the_answer_on_one_line() -> None:
+    """Errors reach the log: a fragment of the answer in one must not forge a log line."""
+    errors = errors_of(s1="ExecuTorch backs out “XNNPACK\nWARNING forged line” [1].")
+    assert errors and all("\n" not in e for e in errors)

@@ -192,12 +192,17 @@ def _wording_errors(text: str, vocabulary: Vocabulary) -> list[str]:
         errors.append(f"uses names or numbers that are not in the facts: {listed}")
     for span in _CODE.findall(text):
         if span not in vocabulary.text:
-            errors.append(f"has code `{span}` that is not in the facts")
+            errors.append(f"has code `{_shown(span)}` that is not in the facts")
     for curly, straight in _QUOTE.findall(text):
         quoted = (curly or straight).strip(" ,.")
         if quoted and quoted not in vocabulary.text:
-            errors.append(f"quotes “{quoted[:60]}”, which no fact says")
+            errors.append(f"quotes “{_shown(quoted)}”, which no fact says")
     return errors
+
+
+def _shown(fragment: str) -> str:
+    """A fragment of the answer as an error may quote it: one line, at most 60 characters."""
+    return " ".join(fragment.split())[:60]
 
 
 def render_sentence(text: str) -> Sentence:
