@@ -27,8 +27,9 @@ from digest.errors import ConfigError
 from digest.model import Reference, Sentence, Story, Window
 from digest.pipeline import compose_activities, compose_window
 from digest.prose.client import ChatClient
-from digest.prose.engine import window_events
+from digest.prose.engine import judged, window_events
 from digest.prose.facts import build_facts
+from digest.prose.judge import StoryJudge
 from digest.prose.settings import ProseSettings
 from digest.prose.validation import Answer, answer_errors
 from digest.sources.replay import ReplaySource
@@ -203,22 +204,34 @@ def test_markup_links_and_mentions_are_rejected() -> None:
     ids=["executorch", "ci-infra"],
 )
 def test_the_rules_own_text_always_passes_the_leash(path) -> None:
-    """Every day of both activity files: the draft given back unchanged is accepted."""
+    """Every day and every Monday-to-Monday week of both activity files: the draft given
+    back unchanged is accepted, by the validation and by the judge (check and proofread)."""
     config = example_config()
     activities = executorch() if path == EXECUTORCH else tuple(ReplaySource(path).read_all())
-    days = sorted({a.landed_at.date() for a in activities})
+    first = min(a.landed_at for a in activities).replace(hour=0, minute=0, second=0, microsecond=0)
+    last = max(a.landed_at for a in activities)
+    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    mondays = [d for d in days if d.weekday() == 0]
+    windows = [Window(since=d, until=d + timedelta(days=1)) for d in days]
+    windows += [Window(since=m, until=m + timedelta(days=7)) for m in mondays]
     judged = 0
-    for day in days:
-        since = window(f"{day}T00:00:00+00:00", f"{day}T23:59:59+00:00").since
-        story = compose(activities, config=config, window=Window(since=since, until=since + timedelta(days=1)))  # fmt: skip
+    for span in windows:
+        story = compose(activities, config=config, window=span)
         if not story.body:
             continue
         events = window_events(story, activities=activities, config=config)
         facts = build_facts(story, events=events, config=config)
         answer = Answer(lede=story.lede, body=tuple(s.text for s in story.body))
-        assert answer_errors(answer, facts) == [], day
+        assert answer_errors(answer, facts) == [], span.label()
+        assert judged_answer(story, events, facts, answer) == [], span.label()
         judged += 1
     assert judged >= 20
+
+
+def judged_answer(story: Story, events, facts, answer: Answer) -> list[str]:
+    content = json.dumps({"lede": answer.lede, "body": list(answer.body)})
+    judge = StoryJudge(story=story, config=example_config(), events=events)
+    return judged(content, facts, story=story, judge=judge)[1]
 
 
 # ---------------------------------------------------------------- slow and failing endpoints
