@@ -107,8 +107,9 @@ class ScheduleSettings(_Section):
 
 
 class HttpSettings(_Section):
-    """The service's web server: Slack's events, commands and interactivity (HTTP mode) and
-    `/healthz`. It starts only when an adapter serves something over HTTP."""
+    """The service's web server: Slack's events, commands and interactivity (HTTP mode),
+    GitHub's webhooks, the story archive ([web]), `/metrics` and `/healthz`. It starts only
+    when something needs it: an adapter that serves HTTP, the webhook receiver or the archive."""
 
     host: str = "0.0.0.0"
     port: int = Field(default=3000, ge=0, le=65535)
