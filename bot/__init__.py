@@ -11,6 +11,7 @@ Packages, lowest first; a package imports only from those above it in this list
     commands/    the one `/wire` grammar, its targets, handlers and neutral replies
     chat/        what a chat platform plugs into: the Adapter protocol and the Hub
     slack/, discord/   the platforms (neither imports the other)
+    realtime/    GitHub webhooks, polling and bulletins (a front end, beside the platforms)
     app/         the service, its web server and front ends, and the `wire` CLI
 
 `bot` may import `digest`; `digest` never imports `bot`.

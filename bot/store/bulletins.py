@@ -2,7 +2,9 @@
 channel's switch (on unless `/wire bulletins off`).
 
 A bulletin is noted before its delivery is queued, unique on (item, platform, channel), so a
-channel gets one bulletin per action item however many of its subscriptions match. The next
+channel gets one bulletin per action item however many of its subscriptions match
+(`note`). `posted_to` and `switched_off` let the newsdesk read, once per change, where its
+items were already posted and which channels want no bulletins. The next
 digest asks `reported` which of its items a channel already received as a *delivered*
 bulletin, and when the bulletin's first message was posted.
 """
@@ -63,8 +65,8 @@ class Bulletins:
         channels: Collection[tuple[str, str, str]],
     ) -> dict[tuple[str, str, str], set[str]]:
         """Note that `item_ids` go to each (platform, workspace, channel) in story `story_id`
-        (which must be saved), in one transaction;
-        returns, for each channel, the stories that carry its bulletins of `item_ids`."""
+        (which must be saved), in one transaction; returns, for each channel, the stories
+        that carry its bulletins of these items (only `story_id` unless another came first)."""
         row = BulletinRow
         now = utcnow()
         values = [
