@@ -179,6 +179,8 @@ async def test_pages_run_newest_first_and_filter_by_project_and_topic(
     assert 'href="/?page=2"' in last and "Older" not in last
     _, junk = await get(url + "/", params={"page": "x"})
     assert headlines(junk) == headlines(first)
+    status, far = await get(url + "/", params={"page": "9" * 30})
+    assert status == 200 and headlines(far) == []
 
     _, topical = await get(url + "/", params={"topic": "xnnpack"})
     assert headlines(topical) == [s.headline for s in reversed(stories) if s.topic][:10]

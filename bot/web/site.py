@@ -38,6 +38,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 STORY_ID = r"[A-Za-z0-9_-]{1,64}"
+MAX_PAGE = 1_000_000  # an OFFSET any database takes
 TOPICS_FOR = 60.0  # seconds the filter's list of stored topics is kept
 
 
@@ -71,8 +72,9 @@ def _named(wanted: str, projects: list[Project]) -> Project | None:
 
 
 def _page_number(raw: str | None) -> int:
+    """`?page=` as a page number: 1 unless a whole number, at most `MAX_PAGE`."""
     try:
-        return max(int(raw or 1), 1)
+        return min(max(int(raw or 1), 1), MAX_PAGE)
     except ValueError:
         return 1
 
