@@ -187,6 +187,12 @@ async def test_a_ci_gate_merge_is_one_bulletin_in_each_subscribed_channel(tmp_pa
             button = item_message["components"][0]["components"][0]
             assert button["custom_id"] == f"wire:ack:{item.id}"
         assert discord_threads(api, room.muted) == []  # muted
+        assert "Bulletins: off" in await room.wire("slack", SLACK_OFF, "/wire list")
+        assert "Bulletins: off" not in await room.wire("slack", SLACK_GATE, "/wire list")
+        context = Context("slack", TEAM_ID, SLACK_OFF, "U0ANA0001", "ana")
+        wrong = await room.service.commands.handle("/wire bulletins maybe", context=context)
+        assert not wrong.ok and "/wire bulletins on|off" in wrong.text
+        assert "Bulletins are on" in await room.wire("slack", SLACK_OFF, "/wire bulletins on")
 
         # GitHub's redelivery of the same delivery id, and a forged delivery: nothing more
         posted = len(room.slack.requests), len(api.messages)
