@@ -81,7 +81,7 @@ async def measure(latency: float, days: int, repeat: int) -> None:
     async with FakeOpenAI(latency=latency) as fake:
         prose = ProseSettings(engine="llm", base_url=fake.url, model=fake.model, timeout=10)
         config: WireConfig = base.model_copy(update={"prose": prose})
-        rules_times, llm_times, own_times, accepted, stories = [], [], [], 0, 0
+        rules_times, llm_times, own_times, own_cpus, accepted, stories = [], [], [], [], 0, 0
         await compose_activities(activities, config=config, window=windows[0])  # warm up
         fake.requests.clear()
         for window in windows:
@@ -91,23 +91,27 @@ async def measure(latency: float, days: int, repeat: int) -> None:
             stories += 1
             best = None  # the fastest of `repeat` runs: the machine is shared
             for _ in range(repeat):
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 compose(activities, config=base, window=window)
                 rules_time = time.perf_counter() - started
+                rules_cpu = time.process_time() - cpu
                 fake.script(good)
                 asked, fallbacks = len(fake.requests), len(reasons.seen)
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 story = await compose_activities(activities, config=config, window=window)
                 elapsed = time.perf_counter() - started
+                llm_cpu = time.process_time() - cpu
                 requests = len(fake.requests) - asked
                 fake.clear()
-                run = (elapsed - requests * latency - rules_time, elapsed, rules_time)
+                own = elapsed - requests * latency - rules_time
+                run = (own, elapsed, rules_time, llm_cpu - rules_cpu)
                 best = run if best is None or run < best else best
             accepted += len(reasons.seen) == fallbacks and story != rules
-            own_time, elapsed, rules_time = best
+            own_time, elapsed, rules_time, own_cpu = best
             rules_times.append(rules_time)
             llm_times.append(elapsed)
             own_times.append(own_time)
+            own_cpus.append(own_cpu)
 
         good_reasons = list(reasons.seen)
         lies_sent, lies_through, through = 0, 0, []
@@ -137,7 +141,8 @@ async def measure(latency: float, days: int, repeat: int) -> None:
     print(line("rules path (compose)", rules_times))
     print(line("LLM path, wall (compose + rewrite)", llm_times))
     print(line("LLM path minus latency minus compose", own_times))
-    print(f"(each figure the best of {repeat} runs a day)")
+    print(line("  the same in CPU time (this process)", own_cpus))
+    print(f"(each figure the best of {repeat} runs a day; CPU time includes the fake's share)")
     print(f"good rewrites accepted: {accepted}/{stories}")
     for reason in sorted(set(good_reasons)):
         print(f"  {good_reasons.count(reason)} × {reason[:150]}")
