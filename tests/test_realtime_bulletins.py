@@ -137,7 +137,7 @@ def cited_without_urgency(room: Newsroom):
     """A change the demo's ExecuTorch digest cites but gives no [immediate] item."""
     activities = ReplaySource(ROOT / "demo/activity.jsonl").read_all()
     executorch = [a for a in activities if a.repo == "pytorch/executorch"]
-    window = Window(since=DEMO_NOW - timedelta(days=2), until=DEMO_NOW)
+    window = Window(since=DEMO_NOW - room.service.settings.first_lookback, until=DEMO_NOW)
     story = compose(executorch, config=room.service.scheduler.config, window=window)
     urgent = {n for item in story.action_items if item.urgency == "immediate" for n in item.refs}
     cited = [ref.url for ref in story.references if ref.n not in urgent]

@@ -120,7 +120,7 @@ class Newsdesk:
     async def _bulletins(self, activity: Activity, report: Judged, *, now: datetime) -> None:
         channels = await self._channels_following(activity.repo)
         stories: dict[Filter, Story | None] = {}
-        for story_filter in {f for filters in channels.values() for f in filters}:
+        for story_filter in dict.fromkeys(f for filters in channels.values() for f in filters):
             stories[story_filter] = self._compose(activity, story_filter)
         made = [story for story in stories.values() if story is not None]
         if not made:

@@ -118,6 +118,10 @@ class EventProcessor:
                 event.id, state="ignored", error="not a configured project"
             )
             return None
+        if hint.shas and await self.store.changes.seen(hint.repo, hint.shas) == set(hint.shas):
+            # the merge's other delivery (its pull_request or its push) came first
+            await self.store.webhooks.settle(event.id, state="done")
+            return Judged()
         project = self.config.project(hint.repo)
         window = Window(since=hint.since - MARGIN, until=hint.until + MARGIN)
         try:
