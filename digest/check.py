@@ -15,7 +15,7 @@ from digest.config import WireConfig, topic_key
 from digest.errors import StoryCheckError
 from digest.model import Activity, CheckFigures, Reference, Story
 from digest.rank import rank
-from digest.select import body_limits, is_folded_bump, is_quiet, news_count
+from digest.select import body_limits, folds_trivia, is_quiet, news_count, split_news
 from digest.text import cited_numbers, content_words, jaccard
 
 MIN_ATTRIBUTION = 0.9
@@ -24,6 +24,9 @@ MAX_REDUNDANCY = 0.1
 REDUNDANT_PAIR = 0.5
 _SLUG = re.compile(r"\b[\w.-]+/[\w.-]+\b")
 _QUOTED = re.compile(r"“[^”]*”")
+_STAND_IN = re.compile(
+    r"^((In addition|Elsewhere|Meanwhile|Beyond these), )?(It|The project|The backend)\b", re.I
+)
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b")
 
 
@@ -163,13 +166,23 @@ def _attribution(
     components = _component_words(config)
     names = {p.name: p.repo.lower() for p in config.projects}
     citing = [s for s in story.body if cited_numbers(s.text) or s.refs]
+    # A sentence opening with a stand-in ("It", "The project") credits the project the
+    # sentence before it credited.
+    credits: dict[int, str | None] = {}
+    previous: str | None = None
+    for position, sentence in enumerate(story.body):
+        if not _STAND_IN.match(sentence.text):
+            previous = _subject_project(_QUOTED.sub(" ", sentence.text), names)
+        credits[position] = previous
     bad = []
-    for sentence in citing:
+    for position, sentence in enumerate(story.body):
+        if sentence not in citing:
+            continue
         refs = [by_ref[n] for n in (cited_numbers(sentence.text) or sentence.refs) if n in by_ref]
         if not refs:
             continue
         repos = {e.repo.lower() for e in refs}
-        credited = _subject_project(_QUOTED.sub(" ", sentence.text), names)
+        credited = credits[position]
         wrong_project = [credited] if credited and names[credited] not in repos else []
         evidence = " ".join(_evidence(e) for e in refs)
         wrong_component = [
@@ -297,8 +310,9 @@ def _looks_like(token: str, name: str) -> bool:
 
 
 def _coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, float]:
-    """Share of each project's top-3 events that are cited (routine bumps, which a story
-    folds into a count, aside); share of the must-act events cited."""
+    """Share of each project's top-3 events that are cited, leaving aside what the story
+    counts instead of telling (`select.split_news`: routine bumps, a longer window's
+    trivia); share of the must-act events cited."""
     cited = {r.sha for r in story.references} | {
         (r.repo.lower(), r.number) for r in story.references
     }
@@ -306,16 +320,14 @@ def _coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, 
     def is_cited(event: Event) -> bool:
         return event.activity.sha in cited or (event.repo.lower(), event.activity.number) in cited
 
-    top: list[Event] = []
-    by_repo: dict[str, int] = {}
-    for event, _ in ranking:
-        if is_folded_bump(event):
-            continue
-        if by_repo.get(event.repo, 0) < 3:
-            top.append(event)
-            by_repo[event.repo] = by_repo.get(event.repo, 0) + 1
+    events = [event for event, _ in ranking]
+    fold = folds_trivia(story.window, events)
+    by_repo: dict[str, list[Event]] = {}
+    for event in events:
+        by_repo.setdefault(event.repo, []).append(event)
+    top = [e for group in by_repo.values() for e in split_news(group, fold_trivia=fold)[0][:3]]
     coverage = sum(map(is_cited, top)) / len(top) if top else 1.0
-    must = [event for event, _ in ranking if event.must_act]
+    must = [event for event in events if event.must_act]
     reverts = sum(map(is_cited, must)) / len(must) if must else 1.0
     return coverage, reverts
 

@@ -22,6 +22,7 @@ from digest.signals import (
     is_cleanup_of_deprecated,
     is_deprecation,
     is_new_support,
+    trivia_kind,
 )
 from digest.titles import split_title
 from digest.topics import (
@@ -71,6 +72,8 @@ class Event:
     new_support: bool = False
     bump: Bump | None = None  # set for dependency updates (kind "bump")
     risk: str | None = None
+    # "docs", "lint" or "housekeeping" for a change a long window counts instead of telling.
+    trivia: str | None = None
     body: str = ""
     linked: tuple[Activity, ...] = field(default=())
 
@@ -197,7 +200,7 @@ def classify_one(
     undoes = kind in ("revert", "reland")
     code = kind not in ("docs", "test", "ci", "bump")
     cleanup = is_cleanup_of_deprecated(subject)
-    return Event(
+    event = Event(
         activity=activity,
         project=project,
         kind=kind,
@@ -216,6 +219,11 @@ def classify_one(
         risk=risk.group(1).lower() if risk else None,
         body=body,
     )
+    if event.must_act or event.urgency is not None or kind == "bump" or event.risk:
+        return event
+    paths = [f.path for f in activity.files]
+    trivia = trivia_kind(subject, paths, docs_only=kind == "docs")
+    return Event(**{**event.__dict__, "trivia": trivia}) if trivia else event
 
 
 def _title_key(title: str) -> str:

@@ -3,23 +3,22 @@
 A *story unit* is one lead event plus closely related events of the same project (the same
 piece of work landing as several PRs), so one sentence can cite them together. How many
 units a story names grows with its window (`story_budget`); routine dependency bumps are
-folded into a count instead of taking a unit (`is_folded_bump`).
+folded into a count instead of taking a unit (`is_folded_bump`), and so is trivia (docs,
+typos, lint, housekeeping) in a window longer than a day (`split_news`).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import lru_cache
 
 from digest.classify import Event
 from digest.config import WireConfig
 from digest.model import Activity, Window
 from digest.text import content_words, jaccard
-from digest.titles import BumpInfo, is_dependency_bump
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3
@@ -98,23 +97,35 @@ def is_folded_bump(event: Event) -> bool:
     return event.bump is not None and not event.bump.stands_alone and not event.must_act
 
 
-def _bump_of(activity: Activity) -> BumpInfo | None:
-    return _parse_bump(activity.title, activity.author, activity.labels)
-
-
-@lru_cache(maxsize=4096)
-def _parse_bump(title: str, author: str, labels: tuple[str, ...]) -> BumpInfo | None:
-    # Selection, counting and the checker all ask; parse each title once.
-    return is_dependency_bump(title, author, labels)
-
-
 def bump_count(events: Iterable[Event]) -> int:
-    """How many dependency updates `events` carry (a grouped bump counts each update)."""
-    total = 0
-    for event in events:
-        bump = _bump_of(event.activity)
-        total += bump.count if bump else 1
-    return total
+    """How many dependency updates `events` carry (a grouped bump counts each update), as
+    `Event.bump` read them: "Bump replicas from 5 to 12" is configuration, no update."""
+    return sum(event.bump.count for event in events if event.bump is not None)
+
+
+def folds_trivia(window: Window, events: Iterable[Event]) -> bool:
+    """True when trivia (`Event.trivia`) is counted rather than told: in a window longer
+    than a day that is not quiet. A day names few enough changes to name them."""
+    return window_days(window) > 1 and not is_quiet(news_count(events))
+
+
+def split_news(
+    events: Sequence[Event], *, fold_trivia: bool
+) -> tuple[list[Event], list[Event], list[Event]]:
+    """One project's events as (news, routine bumps, trivia), each in the given order.
+
+    Bumps and, when `fold_trivia`, trivia are counted instead of told, unless nothing else
+    landed: then trivia is the news, and with no trivia either the bumps are.
+    """
+    bumps = [e for e in events if is_folded_bump(e)]
+    trivia = [e for e in events if fold_trivia and e.trivia and not is_folded_bump(e)]
+    folded = {id(e) for e in (*bumps, *trivia)}
+    news = [e for e in events if id(e) not in folded]
+    if not news and trivia:
+        news, trivia = trivia, []
+    if not news:
+        news, bumps = bumps, []
+    return news, bumps, trivia
 
 
 @dataclass(frozen=True)
@@ -144,6 +155,8 @@ class ProjectPick:
     topic_counts: tuple[tuple[str, int], ...]
     # Routine dependency bumps, folded into one counted clause.
     bumps: tuple[Event, ...] = ()
+    # Docs, typo, lint and housekeeping changes of a longer window: counted, not told.
+    trivia: tuple[Event, ...] = ()
     # Changes neither named, related, must-act nor bumps: summarised as counts by topic.
     rest: tuple[Event, ...] = ()
 
@@ -157,10 +170,15 @@ def _title_words(event: Event) -> set[str]:
 
 
 def group_units(
-    ranked: list[tuple[Event, float]], *, per_project: int, max_must_act: int | None = None
+    ranked: list[tuple[Event, float]],
+    *,
+    per_project: int,
+    max_must_act: int | None = None,
+    fold_trivia: bool = False,
 ) -> list[ProjectPick]:
     """Pick the top `per_project` units of each project; must-act changes beyond them are
-    kept as `extra` so they are always cited, routine bumps as `bumps`, the rest as `rest`.
+    kept as `extra` so they are always cited, routine bumps as `bumps`, trivia (when
+    `fold_trivia`, see `split_news`) as `trivia`, the rest as `rest`.
 
     `max_must_act` caps the units that are must-act changes, so that in a long window the
     back-outs (which rank highest) leave room for what else happened; the others go to
@@ -184,11 +202,9 @@ def group_units(
             if ordered_topics and ordered_topics[0][1] * 2 > len(events)
             else None
         )
-        folded = [is_folded_bump(e) for e, _ in events]
-        bumps = [e for (e, _), fold in zip(events, folded, strict=True) if fold]
-        candidates = [pair for pair, fold in zip(events, folded, strict=True) if not fold]
-        if not candidates:  # nothing but routine bumps: the bumps are the news
-            candidates, bumps = events, []
+        news, bumps, trivia = split_news([e for e, _ in events], fold_trivia=fold_trivia)
+        told = {id(e) for e in news}
+        candidates = [pair for pair in events if id(pair[0]) in told]
         words = {e.activity.sha: _title_words(e) for e, _ in candidates}
         used: set[str] = set()
         top: list[Unit] = []
@@ -218,6 +234,7 @@ def group_units(
                 landed=len(events),
                 topic_counts=tuple(ordered_topics),
                 bumps=tuple(bumps),
+                trivia=tuple(trivia),
                 rest=tuple(rest),
             )
         )

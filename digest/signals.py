@@ -213,6 +213,7 @@ class Bump:
     major: bool
     security: bool
     shipped: bool
+    count: int = 1  # updates the change carries ("Bump the rust group with 6 updates")
 
     @property
     def stands_alone(self) -> bool:
@@ -240,4 +241,47 @@ def dependency_bump(activity: Activity, subject: str) -> Bump | None:
     shipped = not paths or not all(
         is_ci_path(p) or is_doc_path(p) or is_test_path(p) or _DEV_PATH.search(p) for p in paths
     )
-    return Bump(major=info is not None and info.major, security=security, shipped=shipped)
+    return Bump(
+        major=info is not None and info.major,
+        security=security,
+        shipped=shipped,
+        count=info.count if info is not None else 1,
+    )
+
+
+# ---------------------------------------------------------------- trivia
+
+# Titles of changes that touch words, not behaviour: typos, grammar, docstrings, lint and
+# formatting ("Fix docstring typo", "Apply lintrunner auto-fixes", "Format X with cmake-format").
+_WORDING = re.compile(
+    r"\b(typos?|spelling|misspell\w*|grammar|punctuation|wording|docstrings?|duplicated\s+word)\b",
+    re.I,
+)
+_LINTING = re.compile(
+    r"\blint(s|ing|er|ers|runner)?\b|\b[\w-]*-format\b|\bformatting\b|^(re)?format\b|\bcodemod\b",
+    re.I,
+)
+# Files of the repository's housekeeping: owners, ignore lists, licences, templates, people.
+_HOUSEKEEPING_PATH = re.compile(
+    r"(^|/)(CODEOWNERS|\.gitignore|\.gitattributes|\.mailmap|\.editorconfig|LICEN[CS]E[^/]*"
+    r"|AUTHORS[^/]*|CONTRIBUTORS[^/]*|CONTRIBUTING[^/]*|people\.ya?ml)$"
+    r"|^\.github/(ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE|FUNDING)",
+    re.I,
+)
+
+
+def trivia_kind(subject: str, paths: list[str], *, docs_only: bool) -> str | None:
+    """What kind of trivia a change is ("docs", "lint", "housekeeping"), or None for real work.
+
+    Trivia is a documentation-only change, a typo, grammar or docstring fix, a lint or
+    formatting pass, or a change to housekeeping files only (owners, ignore lists, licences,
+    templates, the people page). A long window counts it instead of telling it.
+    """
+    words = re.sub(r"`[^`]*`", " ", subject)  # a code span names code: `grammar` is no grammar
+    if _LINTING.search(words):
+        return "lint"
+    if docs_only or _WORDING.search(words):
+        return "docs"
+    if paths and all(_HOUSEKEEPING_PATH.search(p) or is_doc_path(p) for p in paths):
+        return "housekeeping"
+    return None

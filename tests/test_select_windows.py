@@ -3,16 +3,25 @@ quiet windows and the cap on must-act units."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
 import pytest
 
 from digest.classify import classify
 from digest.compose import compose
 from digest.config import WireConfig
-from digest.model import Activity, FileChange, Window
+from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
-from digest.select import body_limits, group_units, is_folded_bump, story_budget, window_days
+from digest.select import (
+    body_limits,
+    bump_count,
+    group_units,
+    is_folded_bump,
+    story_budget,
+    window_days,
+)
 from tests.digest_data import example_config
 
 START = datetime(2026, 6, 1, tzinfo=UTC)
@@ -159,3 +168,82 @@ def test_a_long_window_caps_the_units_spent_on_must_act_changes() -> None:
     assert len(pick.extra) == 4 and all(u.lead.must_act for u in pick.extra)
     (uncapped,) = group_units(ranked, per_project=12)
     assert sum(u.lead.must_act for u in uncapped.units) == 8
+
+
+_WORK = [
+    ("Add a TOML parser", "widget/parser/toml.py"),
+    ("Add a YAML parser", "widget/parser/yaml.py"),
+    ("Fix a crash on empty aliases", "widget/core.py"),
+    ("Fix the retry delay", "widget/retry.py"),
+    ("Fix a leak in the pool", "widget/pool.py"),
+    ("Add JSON lines export", "widget/export.py"),
+    ("Support Python 3.15 wheels", "setup.py"),
+    ("Add streaming validation", "widget/validate.py"),
+]
+_TRIVIA = [
+    ("Fix docstring typo", "widget/model.py"),
+    ("Fix typos in the tutorial", "docs/tutorial.md"),
+    ("Update Widget People", "docs/people.yml"),
+    ("Apply lint fixes", "widget/lint.py"),
+]
+
+
+def _week(titles: list[tuple[str, str]]) -> Story:
+    activity = [change(n, title, path=path) for n, (title, path) in enumerate(titles)]
+    return compose(activity, config=WireConfig(), window=span(days=7))
+
+
+def _subject(sentence: str) -> str:
+    """The sentence's subject word, after a connective."""
+    text = re.sub(r"^(In addition|Elsewhere|Meanwhile|Beyond these), ", "", sentence)
+    return text.split()[0].lower()
+
+
+def test_a_week_counts_its_trivia_instead_of_telling_it() -> None:
+    story = _week(_WORK + _TRIVIA)
+    text = " ".join(s.text for s in story.body)
+    assert "widget makes four documentation and lint changes" in text
+    assert not re.search(r"typo|tutorial|People|lint fixes", text)
+    assert len(story.references) == len(_WORK)  # four trivia are too many to cite
+    assert story.checks is not None and story.checks.problems == ()
+
+
+def test_trivia_is_told_when_nothing_else_happened() -> None:
+    story = _week(_TRIVIA)
+    text = " ".join(s.text for s in story.body)
+    assert "fixes docstring typo" in text and "makes" not in text
+    assert len(story.references) == len(_TRIVIA)
+
+
+def test_a_day_still_names_trivia() -> None:
+    activity = [change(n, t, path=p) for n, (t, p) in enumerate(_WORK[:2] + _TRIVIA[:3])]
+    story = compose(activity, config=WireConfig(), window=span(days=1))
+    assert "fixes docstring typo" in " ".join(s.text for s in story.body)
+
+
+def test_a_week_without_topics_is_told_by_theme_and_varies_its_subjects() -> None:
+    story = _week(_WORK)
+    headings = [heading for heading, _ in story.paragraphs()]
+    assert headings == ["Parser", "New and changed", "Fixes"]
+    for _, sentences in story.paragraphs():
+        subjects = [_subject(s.text) for s in sentences]
+        assert all(a != b for a, b in pairwise(subjects)), subjects
+    assert {"it", "the"} <= {_subject(s.text) for s in story.body}
+    assert story.checks is not None and story.checks.problems == ()
+
+
+def test_dependency_updates_are_counted_as_event_bump_reads_them() -> None:
+    events = classify(
+        [
+            change(1, "Bump the rust group with 6 updates", author="dependabot[bot]"),
+            change(2, "Bump BuildKit replicas_per_arch from 5 to 12", path="k8s/buildkit.yaml"),
+            change(3, "Bump ARC prepare-job timeout to 2h", path="k8s/arc.yaml"),
+            change(4, "Update the pytorch pin", path=".ci/docker/ci_commit_pins/pytorch.txt"),
+        ],
+        WireConfig(),
+    )
+    by_number = {e.activity.number: e for e in events}
+    assert bump_count([by_number[1]]) == 6
+    assert by_number[2].bump is None and by_number[3].bump is None  # configuration
+    assert bump_count([by_number[2], by_number[3]]) == 0
+    assert bump_count([by_number[4]]) == 1  # a pin is one update

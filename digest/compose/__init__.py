@@ -25,7 +25,14 @@ from digest.config import WireConfig, topic_key
 from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
 from digest.rank import rank
-from digest.select import ProjectPick, body_limits, group_units, story_budget, window_days
+from digest.select import (
+    ProjectPick,
+    body_limits,
+    folds_trivia,
+    group_units,
+    story_budget,
+    window_days,
+)
 
 __all__ = ["cite", "compose", "draft_story", "filter_topic"]
 
@@ -55,7 +62,10 @@ def compose(
     # changes; the rest of those are counted and cited by the action items.
     long = window_days(window) > 1
     picks = group_units(
-        ranking, per_project=per_project, max_must_act=max(1, per_project // 3) if long else None
+        ranking,
+        per_project=per_project,
+        max_must_act=max(1, per_project // 3) if long else None,
+        fold_trivia=folds_trivia(window, events),
     )
     draft = draft_story(picks, config=config, window=window, repos=repo_names, topic=topic)
     story = number_references(

@@ -9,6 +9,7 @@ most one sentence of the story.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -38,6 +39,7 @@ class Openings:
     """The sentence openings of one story: every connective at most once."""
 
     used: set[str] = field(default_factory=set)
+    stand_ins: int = 0  # stand-ins for a repeated subject so far, so they take turns
 
     def further(self) -> str:
         """An opening for another sentence about the same subject."""
@@ -134,6 +136,48 @@ def unit_sentence(
     return sentence + "."
 
 
+# Stand-ins for a subject just named: the project's, and a backend's ("ExecuTorch's Arm backend").
+_PROJECT_ALIASES = ("It", "The project")
+_BACKEND_ALIASES = ("It", "The backend")
+_ALIASES = frozenset({*_PROJECT_ALIASES, *_BACKEND_ALIASES})
+
+
+def _subject_pattern(name: str) -> re.Pattern[str]:
+    aliases = "|".join(sorted(_ALIASES))
+    return re.compile(
+        rf"^(?P<link>(?:In addition|Elsewhere|Meanwhile), )?"
+        rf"(?P<subject>{re.escape(name)}(?:'s \S+(?: \S+){{0,2}}? backend)?|{aliases}"
+        rf"|{'|'.join(a.lower() for a in sorted(_ALIASES))}) "
+    )
+
+
+def vary_subjects(sentences: list[str], *, name: str, openings: Openings) -> list[str]:
+    """Sentences of one paragraph, a subject repeated from the sentence before replaced by
+    turns with "It" and "The project" (or "The backend"): "pydantic uses X. In addition, it
+    validates Y. pydantic avoids Z. The project does not resolve W."."""
+    pattern = _subject_pattern(name)
+    out: list[str] = []
+    previous: str | None = None  # the subject of the sentence before, if it was named
+    for sentence in sentences:
+        match = pattern.match(sentence)
+        subject = match.group("subject") if match else None
+        if match is None or subject is None:
+            previous = None
+        elif subject.capitalize() in _ALIASES:
+            previous = None  # after a stand-in, the name again
+        elif subject == previous:
+            aliases = _PROJECT_ALIASES if subject == name else _BACKEND_ALIASES
+            alias = aliases[openings.stand_ins % len(aliases)]
+            openings.stand_ins += 1
+            alias = alias.lower() if match.group("link") else alias
+            sentence = sentence[: match.start("subject")] + alias + sentence[match.end("subject") :]
+            previous = None
+        else:
+            previous = subject
+        out.append(sentence)
+    return out
+
+
 def pack_phrases(phrases: list[str], *, name: str, openings: Openings) -> list[str]:
     """Join verb phrases about one project into sentences of at most three citations."""
     sentences: list[str] = []
@@ -188,6 +232,46 @@ def _spread(topics: list[tuple[str, int]], elsewhere: int) -> str:
     return join_words(parts)
 
 
+_TRIVIA_WORDS = {"docs": "documentation", "lint": "lint", "housekeeping": "housekeeping"}
+
+
+def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
+    """What a story counts instead of telling, as (verb phrase, its number): trivia ("makes
+    five documentation changes") and routine bumps ("updates eight dependencies"), each cited
+    when its citations fit beside the ones before it."""
+    clauses: list[tuple[str, int]] = []
+    room = MAX_CITATIONS
+    if pick.trivia:
+        count = len(pick.trivia)
+        kinds = sorted({_TRIVIA_WORDS.get(e.trivia or "", "housekeeping") for e in pick.trivia})
+        noun = "change" if count == 1 else "changes"
+        clause = (
+            f"makes {count_word(count)} {join_words(kinds, 'or' if count == 1 else 'and')} {noun}"
+        )
+        if count <= room:
+            clause += f" {cite(*(e.activity for e in pick.trivia))}"
+            room -= count
+        clauses.append((clause, count))
+    if pick.bumps:
+        count = bump_count(pick.bumps)
+        clause = f"updates {count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
+        if len(pick.bumps) <= room:
+            clause += f" {cite(*(e.activity for e in pick.bumps))}"
+        clauses.append((clause, count))
+    return clauses
+
+
+def _join_distinct(clauses: list[tuple[str, int]]) -> list[str]:
+    """Verb phrases joined into as few groups as keep every number once a sentence."""
+    groups: list[list[tuple[str, int]]] = []
+    for clause in clauses:
+        if groups and all(count_word(n) != count_word(clause[1]) for _, n in groups[-1]):
+            groups[-1].append(clause)
+        else:
+            groups.append([clause])
+    return [join_words([text for text, _ in group]) for group in groups]
+
+
 def summary_sentences(
     pick: ProjectPick,
     *,
@@ -197,35 +281,36 @@ def summary_sentences(
     counted_extras: list[Unit] = (),  # type: ignore[assignment]
     count_rest: bool = True,
 ) -> list[str]:
-    """What a story does not name, as counts by topic, then routine bumps as one counted
-    clause and must-act changes beyond the named ones as a count.
+    """What a story does not name, as counts by topic, then trivia and routine bumps as
+    counted clauses and must-act changes beyond the named ones as a count.
 
-    Counts carry no citations, except up to three bumps or back-outs whose citations fit.
+    Counts carry no citations, except up to three trivia, bumps or back-outs whose
+    citations fit.
     """
     sentences = []
     rest = len(pick.rest) if count_rest else 0
-    bumps = bump_count(pick.bumps)
-    clause = f"updates {count_word(bumps)} {'dependency' if bumps == 1 else 'dependencies'}"
-    if bumps and len(pick.bumps) <= MAX_CITATIONS:
-        clause += f" {cite(*(e.activity for e in pick.bumps))}"
+    folded = _folded_clauses(pick)
     if rest:
         noun = "change" if rest == 1 else "changes"
         counted = f"lands {count_word(rest)} more {noun}"
         topics = _topic_counts(pick)[:max_topics]
         # Topics are worth naming once at least a third of the rest falls in them.
         if topics and sum(n for _, n in topics) * 3 >= rest and rest >= 3:
-            counted += ": " + _spread(topics, rest - sum(n for _, n in topics))
-            text = f"{counted}."
-            if bumps:
-                text += " " + openings.further().format(s="It", p=clause).rstrip() + "."
-        elif bumps and count_word(bumps) != count_word(rest):
-            text = f"{counted} and {clause}."
+            lead = [f"{counted}: {_spread(topics, rest - sum(n for _, n in topics))}"]
+            tails = _join_distinct(folded)
         else:
-            text = f"{counted}." + (f" It {clause}." if bumps else "")
+            lead, *tails = _join_distinct([(counted, rest), *folded])
+            lead = [lead]
+        text = f"{lead[0]}."
+        for position, tail in enumerate(tails):
+            opening = openings.further() if not position else _PLAIN
+            text += " " + opening.format(s="It", p=tail).rstrip() + "."
         opening = "Beyond these, {s} {p}" if openings.take("Beyond these") else _PLAIN
         sentences += _sentences(opening.format(s=name, p=text))
-    elif bumps:
-        sentences.append(openings.further().format(s=name, p=clause).rstrip() + ".")
+    else:
+        for position, tail in enumerate(_join_distinct(folded)):
+            subject = name if not position else "It"
+            sentences.append(openings.further().format(s=subject, p=tail).rstrip() + ".")
     if counted_extras:
         count = _count_phrase(list(counted_extras), MAX_CITATIONS)
         if citations(count) == 0:

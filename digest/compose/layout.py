@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from digest.compose.body import (
     _PLAIN,
+    MAX_CITATIONS,
     Openings,
     Paragraph,
     cite_capped,
     pack_phrases,
     summary_sentences,
     unit_sentence,
+    vary_subjects,
 )
 from digest.compose.phrases import _name, _predicate, topic_of
 from digest.config import WireConfig
@@ -103,7 +105,9 @@ def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int)
                 max_topics=2 if detail else 0,
                 counted_extras=list(pick.extra),
             )
-            paragraphs.append(Paragraph(name, tuple(sentences)))
+            paragraphs.append(
+                Paragraph(name, tuple(vary_subjects(sentences, name=name, openings=openings)))
+            )
         return paragraphs
     pick = picks[0]
     name = _name(config, pick.repo)
@@ -117,6 +121,7 @@ def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int)
             units, name=name, openings=openings, detail=detail, known=known, pack=pack
         )
         # A single group needs no heading of its own: the lede is its heading.
+        sentences = vary_subjects(sentences, name=name, openings=openings)
         paragraphs.append(Paragraph(heading if len(groups) > 1 else None, tuple(sentences)))
     brief = summary_sentences(
         pick,
@@ -126,7 +131,9 @@ def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int)
         counted_extras=list(pick.extra),
     )
     if brief:
-        paragraphs.append(Paragraph(IN_BRIEF, tuple(brief)))
+        paragraphs.append(
+            Paragraph(IN_BRIEF, tuple(vary_subjects(brief, name=name, openings=openings)))
+        )
     return paragraphs
 
 
@@ -187,8 +194,22 @@ def _by_topic(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
             other.append(unit)
     ordered = list(groups.items())
     if other:
-        ordered.append((OTHER, other))
+        ordered += _themes_of_other(other)
     return ordered
+
+
+def _themes_of_other(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
+    """The units no topic section holds: by theme ("Fixes", "New and changed",
+    "Maintenance") when there are more than fit one sentence and at least two themes have
+    two units or more; a theme of one unit goes under "Other changes", last."""
+    if len(units) <= MAX_CITATIONS:
+        return [(OTHER, units)]
+    themes = [(h, us) for h, us in _by_theme(units) if len(us) >= 2 and h != BACK_OUTS]
+    if len(themes) < 2:
+        return [(OTHER, units)]
+    themed = {id(u) for _, us in themes for u in us}
+    rest = [u for u in units if id(u) not in themed]
+    return themes + ([(OTHER, rest)] if rest else [])
 
 
 def _by_theme(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
