@@ -4,6 +4,8 @@
         proxy.cut()                  # reset every open connection (RST), keep listening
         proxy.mode = "reset"         # new connections: accepted, then reset at once
         proxy.mode = "silent"        # new connections: accepted, read, never answered
+        proxy.mode = "lose_answers"  # requests reach the server; its answer is dropped and
+                                     # the client's connection reset (did it land? it did)
         await proxy.refuse()         # stop listening: connection refused
         await proxy.listen()         # listen again on the same port, forwarding
     proxy.faults                     # how many connections it broke, for the test's report
@@ -19,7 +21,7 @@ import socket
 import struct
 from typing import Literal
 
-Mode = Literal["forward", "reset", "silent"]
+Mode = Literal["forward", "reset", "silent", "lose_answers"]
 
 
 def _reset(writer: asyncio.StreamWriter) -> None:
@@ -77,8 +79,11 @@ class TcpProxy:
         return cut
 
     async def close(self) -> None:
-        """Stop listening, drop every connection and the tasks copying bytes."""
+        """Stop listening, drop every connection and the tasks copying bytes (not counted
+        as faults: the test is over)."""
+        faults = self.faults
         await self.refuse()
+        self.faults = faults
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -113,7 +118,7 @@ class TcpProxy:
         self._open[writer] = up_writer
         pipes = [
             asyncio.create_task(self._pipe(reader, up_writer)),
-            asyncio.create_task(self._pipe(up_reader, writer)),
+            asyncio.create_task(self._answers(up_reader, writer)),
         ]
         self._tasks.update(pipes)
         for pipe in pipes:
@@ -124,6 +129,18 @@ class TcpProxy:
         self._open.pop(writer, None)
         for end in (writer, up_writer):
             end.transport.abort()
+
+    async def _answers(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """The server's bytes to the client; in "lose_answers" mode the first answer is
+        dropped and the client reset instead."""
+        with contextlib.suppress(Exception):
+            while data := await reader.read(65536):
+                if self.mode == "lose_answers":
+                    self.faults += 1
+                    _reset(writer)
+                    return
+                writer.write(data)
+                await writer.drain()
 
     @staticmethod
     async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -1,0 +1,48 @@
+"""A Slack post whose answer is lost (it landed; the connection broke before the reply) is
+not posted again: the retry reads the channel (a parent) or the thread (a reply) first.
+The loopback Slack sits behind a TCP proxy that drops its answers on demand."""
+
+from __future__ import annotations
+
+import pytest
+from yarl import URL
+
+from bot.delivery.pacing import Pacer
+from bot.delivery.parts import parts_of
+from bot.errors import RetryableError
+from bot.slack.platform import SlackPlatform, slack_client
+from tests.conftest import build_story
+from tests.fakes.slack_server import FakeSlack
+from tests.fakes.tcp_proxy import TcpProxy
+
+TOKEN = "xoxb-wire-test"
+CHANNEL = "C0WIRE0001"
+
+
+async def test_a_post_whose_answer_was_lost_is_not_posted_twice() -> None:
+    parent, body, *_ = parts_of(build_story())
+    async with FakeSlack(tokens=[TOKEN], per_channel_interval=0) as slack:
+        url = URL(slack.url)
+        async with TcpProxy(url.host or "127.0.0.1", url.port or 80) as proxy:
+            client = slack_client(TOKEN, base_url=f"http://127.0.0.1:{proxy.port}/api/", timeout=5)
+            platform = SlackPlatform(client, pacer=Pacer(per_channel_interval=0, burst=100))
+            try:
+                proxy.mode = "lose_answers"
+                with pytest.raises(RetryableError):
+                    await platform.post(CHANNEL, parent, None, key="7.0")
+                assert len(slack.messages[CHANNEL]) == 1  # it did land
+                proxy.mode = "forward"
+                ts = await platform.post(CHANNEL, parent, None, key="7.0")
+                assert [m.ts for m in slack.messages[CHANNEL]] == [ts]  # found, not reposted
+
+                proxy.mode = "lose_answers"
+                with pytest.raises(RetryableError):
+                    await platform.post(CHANNEL, body, ts, key="7.1")
+                proxy.mode = "forward"
+                reply = await platform.post(CHANNEL, body, ts, key="7.1")
+            finally:
+                await platform.close()
+        keys = [m.metadata["event_payload"]["key"] for m in slack.messages[CHANNEL]]
+        assert keys == ["7.0", "7.1"] and slack.messages[CHANNEL][1].ts == reply
+        assert slack.problems == []
+    assert proxy.faults == 2
