@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 from bot import metrics, progress
 from bot.store import Subscription
 from digest.classify import classify
-from digest.compose import compose
 from digest.config import Project, WireConfig, topic_key
 from digest.model import Activity, Story, Window
+from digest.pipeline import compose_activities
 from digest.sources import Source, open_source
 
 SourceFor = Callable[[Project], Source]
@@ -118,4 +118,6 @@ async def compose_filter(
         label = f"gathering {story_filter.describe()}, {window.label()}"
         activities = await progress.gather([source_for(p) for p in projects], window, label=label)
         kept = apply_excludes(activities, excludes=story_filter.excludes, config=config)
-        return compose(kept, config=config, window=window, topic=story_filter.topic, repos=repos)
+        return await compose_activities(
+            kept, config=config, window=window, topic=story_filter.topic, repos=repos
+        )
