@@ -328,8 +328,28 @@ def _coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, 
     top = [e for group in by_repo.values() for e in split_news(group, fold_trivia=fold)[0][:3]]
     coverage = sum(map(is_cited, top)) / len(top) if top else 1.0
     must = [event for event in events if event.must_act]
-    reverts = sum(map(is_cited, must)) / len(must) if must else 1.0
+    # A revert or reland no sentence cites may be counted instead ("backs out or relands 12
+    # more changes"): a story names a handful of action items, whatever the window. A
+    # breaking or CI-gate change is always cited.
+    undone = sum(not is_cited(e) and e.kind in ("revert", "reland") for e in must)
+    accounted = sum(map(is_cited, must)) + min(undone, _counted_undos(story))
+    reverts = accounted / len(must) if must else 1.0
     return coverage, reverts
+
+
+_COUNTED_UNDOS = re.compile(r"\b(?:backs out|relands|backs out or relands) (\w+) more changes?\b")
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_COUNT_WORDS = {word: n for n, word in enumerate(_NUMBER_WORDS)}
+
+
+def _counted_undos(story: Story) -> int:
+    """How many reverts and relands the body counts without citing them."""
+    total = 0
+    for sentence in story.body:
+        for match in _COUNTED_UNDOS.finditer(_QUOTED.sub(" ", sentence.text)):
+            word = match.group(1).lower()
+            total += int(word) if word.isdigit() else _COUNT_WORDS.get(word, 0)
+    return total
 
 
 def _length(story: Story, config: WireConfig, *, changes: int | None, words: int) -> list[str]:

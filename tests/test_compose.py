@@ -301,3 +301,80 @@ def test_headline_keeps_code_spans_and_tails_never_name_the_project() -> None:
     )
     assert story.headline == "PYDANTIC USES STANDARD LIBRARY `LazyLock`"
     assert " in pydantic" not in story.body[0].text
+
+
+def test_seven_weeks_get_a_handful_of_action_items_and_every_immediate_one() -> None:
+    story = compose(
+        executorch(),
+        config=example_config(),
+        window=window("2026-04-01T00:00:00+00:00", "2026-05-20T00:00:00+00:00"),
+    )
+    by_urgency: dict[str, list[str]] = {}
+    for item in story.action_items:
+        by_urgency.setdefault(item.urgency, []).append(item.text)
+    immediate = by_urgency.pop("immediate", [])
+    assert immediate, "the window has a CI-gate change"
+    assert sum(map(len, by_urgency.values())) <= 5
+    assert len(by_urgency["monitor"]) <= 3
+    places = [text.split(":")[0] for text in by_urgency["monitor"]]
+    assert len(places) == len(set(places))  # one [monitor] item a topic
+    counted = [s.text for s in story.body if "more changes" in s.text and "backs out" in s.text]
+    assert counted and not CITE.search(counted[0])  # the other reverts are counted
+    assert story.checks is not None and story.checks.problems == ()
+
+
+_FEATURES = (
+    "exporter",
+    "tracer",
+    "scheduler",
+    "allocator",
+    "profiler",
+    "linker",
+    "parser",
+    "cache",
+)
+_WORK = (
+    ("Read TOML manifests", "config"),
+    ("Speed up YAML dumping", "dump"),
+    ("Stream JSON lines to stdout", "cli"),
+    ("Accept CSV headers in any case", "csv"),
+    ("Cache Parquet footers", "store"),
+    ("Log Avro schema mismatches", "avro"),
+)
+
+
+def test_a_week_of_reverts_in_many_topics_watches_the_three_most_significant() -> None:
+    start = datetime(2026, 6, 1, tzinfo=UTC)
+    reverts = [
+        Activity(
+            repo="acme/widget",
+            sha=f"{n:040x}",
+            number=n,
+            title=f'Revert "Add a {feature} for {n} workers"',
+            landed_at=start + timedelta(hours=n),
+            files=(FileChange(path=f"widget/{feature}/x.py", additions=n * 40, deletions=3),),
+        )
+        for n, feature in enumerate(_FEATURES, 1)
+    ]
+    work = [
+        Activity(
+            repo="acme/widget",
+            sha=f"{100 + n:040x}",
+            number=100 + n,
+            title=title,
+            landed_at=start + timedelta(hours=20 + n),
+            files=(FileChange(path=f"widget/{folder}/x.py", additions=20, deletions=3),),
+        )
+        for n, (title, folder) in enumerate(_WORK)
+    ]
+    story = compose(
+        [*reverts, *work],
+        config=WireConfig(),
+        window=window(start.isoformat(), "2026-06-08T00:00:00+00:00"),
+    )
+    monitor = [i for i in story.action_items if i.urgency == "monitor"]
+    numbers = {story.reference(n).number for item in monitor for n in item.refs}  # type: ignore[union-attr]
+    assert len(monitor) == 3 and numbers == {8, 7, 6}  # the largest reverts, one a topic
+    body = " ".join(s.text for s in story.body)
+    assert "backs out four more changes." in body  # the rest counted, cited by no item
+    assert story.checks is not None and story.checks.problems == ()

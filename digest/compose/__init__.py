@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from digest.check import check_story, require_integrity
 from digest.classify import Event, classify
-from digest.compose.actions import write_actions
+from digest.compose.actions import acted_on, write_actions
 from digest.compose.citations import MARKER, Draft, cite, number_references
 from digest.compose.headline import draft_no_news, news, write_headline, write_lede
 from digest.compose.layout import write_day_body, write_sections
@@ -106,8 +106,9 @@ def draft_story(
         return draft_no_news(config=config, window=window, repos=repos, topic=topic)
     limits = body_limits(window, config, changes=news(picks))
     writer = write_day_body if window_days(window) <= 1 else write_sections
+    acted = acted_on(picks)
     for detail in (3, 2, 1, 0):
-        paragraphs = writer(picks, config=config, detail=detail)
+        paragraphs = writer(picks, config=config, detail=detail, acted=acted)
         body = tuple(s for p in paragraphs for s in p.sentences)
         words = sum(len(MARKER.sub("", s).split()) for s in body)
         if len(body) <= limits.max_sentences and words <= limits.max_words:

@@ -2,9 +2,12 @@
 
 Only where a reader must act (DIGEST.md): a CI-gate change → [immediate], a breaking
 change → [immediate], a revert or reland → [monitor], a deprecation or new support
-others build on → [plan], at most one of each a project. Reverts and relands of one topic
-share an item, three citations at most; an [immediate] item is never shared, since each
-one interrupts someone.
+others build on → [plan], at most one of each a project. An [immediate] item is never
+shared or dropped, since each one interrupts someone. Beyond those a story carries at most
+`MAX_ITEMS` items, a handful whatever the window: at most `MAX_MONITOR_ITEMS` [monitor]
+items, one a topic (its three most significant reverts and relands cited, the others
+counted), the most significant topics first, then [plan] items. Reverts no item cites are
+counted in the body (`acted_on` says which are cited).
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from digest.text import clean_fragment
 
 Action = tuple[str, Urgency, str, str]  # (text, urgency, repo, key of what it cites)
 _ORDER = {"immediate": 0, "monitor": 1, "plan": 2}
+# Items a story carries besides its [immediate] ones, and how many of them may be [monitor].
+MAX_ITEMS = 5
+MAX_MONITOR_ITEMS = 3
 
 
 def _key(units: list[Unit]) -> str:
@@ -67,9 +73,13 @@ def _undone(unit: Unit) -> str:
 
 def monitor_item(units: list[Unit], *, name: str) -> str:
     """ "Watch your builds and metrics on ExecuTorch's XNNPACK backend: XNNPACK serialization
-    was backed out [5]"; several reverts and relands of one topic are counted."""
+    was backed out [5]"; several reverts and relands of one topic are counted, the first
+    `MAX_CITATIONS` cited ("five changes were backed out, among them [1][4][6]")."""
     where = place(units[0].lead, name)
-    marker = cite(*(u.lead.activity for u in units))
+    cited = units[:MAX_CITATIONS]
+    marker = cite(*(u.lead.activity for u in cited))
+    if len(units) > len(cited):
+        marker = f", among them {marker}"
     reverts = sum(u.lead.kind == "revert" for u in units)
     relands = len(units) - reverts
     if len(units) == 1:
@@ -81,7 +91,9 @@ def monitor_item(units: list[Unit], *, name: str) -> str:
             what = f"{count_word(reverts)} {changes} backed out and as many relanded"
     else:
         what = f"{count_word(len(units))} changes were {'backed out' if reverts else 'relanded'}"
-    return f"Watch your builds and metrics on {where}: {what} {marker}"
+    return f"Watch your builds and metrics on {where}: {what}" + (
+        marker if marker.startswith(",") else f" {marker}"
+    )
 
 
 def deprecation_item(unit: Unit, *, name: str) -> str:
@@ -102,36 +114,56 @@ def capability_item(unit: Unit, *, name: str) -> str:
     )
 
 
-def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Action]:
-    """Action items where a reader must act (`Event.must_act`) or may plan (a deprecation,
-    new support: at most one of each a project), with the urgency `Event.urgency` gives;
-    most urgent first."""
-    items: list[Action] = []
+def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]]]:
+    """Which items a story carries, as (kind, project, its units, most significant first), in the
+    order they are written: every [immediate] change, then at most `MAX_MONITOR_ITEMS`
+    topics of reverts and relands, most significant first, then [plan] items, at most
+    `MAX_ITEMS` besides the [immediate] ones."""
+    immediate, watch, plans = [], [], []
     for pick in picks:
-        name = _name(config, pick.repo)
         planned: set[str] = set()
-        watch: dict[str, list[Unit]] = {}
+        topics: dict[str, list[Unit]] = {}
         for unit in (*pick.units, *pick.extra):
             event = unit.lead
-            key = _key([unit])
             if event.must_act and event.urgency == "immediate":
-                text = (
-                    ci_gate_item(unit, name=name)
-                    if event.ci_gate
-                    else breaking_item(unit, name=name)
-                )
-                items.append((text, "immediate", event.repo, key))
+                immediate.append(("ci_gate" if event.ci_gate else "breaking", pick, [unit]))
             elif event.must_act:
-                watch.setdefault(topic_of(event) or "", []).append(unit)
+                topics.setdefault(topic_of(event) or "", []).append(unit)
             elif event.urgency == "plan":
                 what = "deprecation" if event.deprecation else "support"
                 if what not in planned:
                     planned.add(what)
-                    write = deprecation_item if event.deprecation else capability_item
-                    items.append((write(unit, name=name), "plan", event.repo, key))
-        for units in watch.values():
-            for start in range(0, len(units), MAX_CITATIONS):
-                chunk = units[start : start + MAX_CITATIONS]
-                items.append((monitor_item(chunk, name=name), "monitor", pick.repo, _key(chunk)))
+                    plans.append((what, pick, [unit]))
+        for units in topics.values():
+            watch.append(("monitor", pick, sorted(units, key=lambda u: -u.score)))
+    watch.sort(key=lambda item: -item[2][0].score)
+    watch = watch[:MAX_MONITOR_ITEMS]
+    return immediate + watch + plans[: max(0, MAX_ITEMS - len(watch))]
+
+
+def acted_on(picks: list[ProjectPick]) -> frozenset[str]:
+    """The shas of the changes the story's action items cite."""
+    return frozenset(
+        u.lead.activity.sha for _, _, units in _chosen(picks) for u in units[:MAX_CITATIONS]
+    )
+
+
+def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Action]:
+    """Action items where a reader must act (`Event.must_act`) or may plan (a deprecation,
+    new support: at most one of each a project), with the urgency `Event.urgency` gives;
+    most urgent first, a handful at most besides the [immediate] ones (`_chosen`)."""
+    items: list[Action] = []
+    for kind, pick, units in _chosen(picks):
+        name = _name(config, pick.repo)
+        unit = units[0]
+        if kind in ("ci_gate", "breaking"):
+            write = ci_gate_item if kind == "ci_gate" else breaking_item
+            items.append((write(unit, name=name), "immediate", pick.repo, _key([unit])))
+        elif kind == "monitor":
+            text = monitor_item(units, name=name)
+            items.append((text, "monitor", pick.repo, _key(units[:MAX_CITATIONS])))
+        else:
+            write = deprecation_item if kind == "deprecation" else capability_item
+            items.append((write(unit, name=name), "plan", pick.repo, _key([unit])))
     items.sort(key=lambda item: _ORDER[item[1]])
     return items

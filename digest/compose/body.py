@@ -196,8 +196,9 @@ def _joined(phrases: list[str], *, name: str, openings: Openings) -> str:
     return openings.further().format(s=name, p=join_words(phrases)).rstrip() + "."
 
 
-def _count_phrase(units: list[Unit], room: int) -> str:
-    """ "backs out or relands two more changes", cited when the citations fit in `room`."""
+def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozenset()) -> str:
+    """ "backs out or relands two more changes", cited when the citations fit in `room`, else
+    saying how many of them the action items cite (`acted`: their shas)."""
     kinds = {u.lead.kind for u in units}
     verb = {"revert": "backs out", "reland": "relands"}.get(
         next(iter(kinds)) if len(kinds) == 1 else "", "backs out or relands"
@@ -205,7 +206,14 @@ def _count_phrase(units: list[Unit], room: int) -> str:
     noun = "change" if len(units) == 1 else "changes"
     phrase = f"{verb} {count_word(len(units))} more {noun}"
     activities = [u.lead.activity for u in units]
-    return f"{phrase} {cite(*activities)}" if len(activities) <= room else phrase
+    if len(activities) <= room:
+        return f"{phrase} {cite(*activities)}"
+    listed = sum(a.sha in acted for a in activities)
+    if listed == len(activities):
+        return f"{phrase}, each cited in the action items"
+    if listed:
+        return f"{phrase}, {count_word(listed)} of them cited in the action items"
+    return phrase
 
 
 def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
@@ -280,6 +288,7 @@ def summary_sentences(
     max_topics: int,
     counted_extras: list[Unit] = (),  # type: ignore[assignment]
     count_rest: bool = True,
+    acted: frozenset[str] = frozenset(),
 ) -> list[str]:
     """What a story does not name, as counts by topic, then trivia and routine bumps as
     counted clauses and must-act changes beyond the named ones as a count.
@@ -312,9 +321,7 @@ def summary_sentences(
             subject = name if not position else "It"
             sentences.append(openings.further().format(s=subject, p=tail).rstrip() + ".")
     if counted_extras:
-        count = _count_phrase(list(counted_extras), MAX_CITATIONS)
-        if citations(count) == 0:
-            count += ", each cited in the action items"
+        count = _count_phrase(list(counted_extras), MAX_CITATIONS, acted)
         sentences.append(openings.further().format(s=name, p=count) + ".")
     return sentences
 

@@ -32,7 +32,13 @@ MAINTENANCE = "Maintenance"
 _THEMES = {BACK_OUTS, OTHER, MAINTENANCE, *_KIND_THEMES.values()}
 
 
-def write_day_body(picks: list[ProjectPick], *, config: WireConfig, detail: int) -> list[Paragraph]:
+def write_day_body(
+    picks: list[ProjectPick],
+    *,
+    config: WireConfig,
+    detail: int,
+    acted: frozenset[str] = frozenset(),
+) -> list[Paragraph]:
     """A day's body: each project's units as sentences, minor ones joined, then counts."""
     openings = Openings()
     sentences: list[str] = []
@@ -70,8 +76,14 @@ def write_day_body(picks: list[ProjectPick], *, config: WireConfig, detail: int)
             counted_extras=counted,
             # A day names most of what landed; the rest is worth a count when it is large.
             count_rest=len(pick.rest) >= 2 * len(pick.units),
+            acted=acted,
         )
     return [Paragraph(None, tuple(sentences))]
+
+
+def _undos(units: tuple[Unit, ...]) -> list[Unit]:
+    """The reverts and relands among `units`: a breaking or CI-gate change has its own item."""
+    return [u for u in units if u.lead.kind in ("revert", "reland")]
 
 
 def _split_extras(units: list[Unit], *, keep: int) -> tuple[list[Unit], list[Unit]]:
@@ -87,10 +99,17 @@ def _split_extras(units: list[Unit], *, keep: int) -> tuple[list[Unit], list[Uni
     return named, counted
 
 
-def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int) -> list[Paragraph]:
+def write_sections(
+    picks: list[ProjectPick],
+    *,
+    config: WireConfig,
+    detail: int,
+    acted: frozenset[str] = frozenset(),
+) -> list[Paragraph]:
     """A longer window's body: sections by topic (one project) or by project, then counts.
 
-    Must-act changes beyond the named units are counted here and cited by the action items.
+    Reverts and relands beyond the named units are counted here; `acted` (the shas the
+    action items cite) says how many of them the action items cite.
     """
     openings = Openings()
     paragraphs = []
@@ -103,7 +122,8 @@ def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int)
                 name=name,
                 openings=openings,
                 max_topics=2 if detail else 0,
-                counted_extras=list(pick.extra),
+                counted_extras=_undos(pick.extra),
+                acted=acted,
             )
             paragraphs.append(
                 Paragraph(name, tuple(vary_subjects(sentences, name=name, openings=openings)))
@@ -128,7 +148,8 @@ def write_sections(picks: list[ProjectPick], *, config: WireConfig, detail: int)
         name=name,
         openings=openings,
         max_topics=3 if detail else 1,
-        counted_extras=list(pick.extra),
+        counted_extras=_undos(pick.extra),
+        acted=acted,
     )
     if brief:
         paragraphs.append(
