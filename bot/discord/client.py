@@ -255,8 +255,9 @@ class WireBot:
             self.hub.health.ok(PLATFORM)
 
     async def on_disconnect(self) -> None:
-        """The gateway connection dropped; discord.py resumes it (or identifies anew)."""
-        if self.hub is not None:
+        """The gateway connection dropped; discord.py resumes it (or identifies anew). A
+        problem already reported (the session ended, by the adapter) is more precise."""
+        if self.hub is not None and PLATFORM not in self.hub.health.problems:
             self.hub.health.problem(PLATFORM, "the gateway connection dropped; reconnecting")
 
     # ---- acknowledgements -----------------------------------------------------------------
