@@ -153,6 +153,12 @@ def _kind(activity: Activity, subject: str, verb: str | None, bump: bool, body: 
     return "feature"
 
 
+def _unquoted(text: str) -> str:
+    """A title without the quotes around it: '"X"' → 'X'."""
+    text = re.sub(r"\s*\(#\d+\)\s*$", "", text.strip())
+    return re.sub(r'^["“\']+|["”\']+$', "", text).strip()
+
+
 def undo_target(subject: str) -> tuple[int, str]:
     """How many revert layers a title has, and the title underneath them.
 
@@ -182,13 +188,17 @@ def classify_one(
     kind = _kind(activity, subject, verb, bump is not None, body)
     depth, target = undo_target(subject)
     reverts_title = target if depth else None
+    reland = _RELAND.match(subject) if kind == "reland" and not depth else None
+    if depth or reland:
+        # The undone or relanded title loses its own prefixes, which name its topics:
+        # 'Revert "Arm backend: X"' backs out X, in Arm.
+        inner = split_title(target if depth else _unquoted(reland.group(1)) if reland else "")
+        tags += [t for t in inner.tags if topic_key(t) not in ignored and t not in tags]
     if kind == "revert":
-        # The undone title loses its own prefixes: 'Revert "Arm backend: X"' backs out X.
-        verb, obj = "back out", split_title(target).subject
-    elif kind == "reland" and (depth or _RELAND.match(subject)):
+        verb, obj = "back out", inner.subject
+    elif kind == "reland" and (depth or reland):
         # A reland known only from its body keeps its own verb ("Lower X", said again).
-        reland = _RELAND.match(subject)
-        verb, obj = "reland", target if depth else (reland.group(1) if reland else obj) or obj
+        verb, obj = "reland", inner.subject or obj
     risk = _RISK.search(activity.body)
     ci_touch = (
         kind == "ci"

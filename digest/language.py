@@ -30,6 +30,7 @@ from digest.language_shapes import (
     join,
     leading_verb,
     negation_length,
+    noun_list,
     noun_phrase,
     own_subject,
     split_verb,
@@ -61,7 +62,7 @@ def clause(subject: str, *, verb: str | None = None) -> str:
     adverbs = 0
     while adverbs < len(words) - 1 and is_adverb(words[adverbs]):
         adverbs += 1
-    verb = leading_verb(words, adverbs, loose=bool(adverbs))
+    verb = None if noun_list(words) else leading_verb(words, adverbs, loose=bool(adverbs))
     if verb is None and adverbs:
         adverbs, verb = 0, leading_verb(words, 0)
     if verb is not None:

@@ -172,6 +172,34 @@ def third_person(verb: str) -> str:
     return join(third_person_of(head.lower()), rest)
 
 
+def noun_list(words: list[str]) -> bool:
+    """True for a title that is a comma list of noun phrases whose first word could also be
+    a verb: "chat template, inv_freq dedup, CI hardening" lists three things, it does not
+    chat. At least three items; the first a two-word compound (a noun that is no change
+    noun, then a singular noun), the others of two words or more, none opening with a verb.
+    """
+    items: list[list[str]] = [[]]
+    for word in words:
+        items[-1].append(word)
+        if word.endswith(","):
+            items.append([])
+    if len(items) < 3 or len(items[0]) != 2 or any(len(item) < 2 for item in items[1:]):
+        return False
+    first, second = (bare(w) for w in items[0])
+    if not first.isalpha() or not second.isalpha() or is_identifier(first):
+        return False
+    pos = parts_of_speech(first)
+    if not {"NOUN", "VERB"} <= pos or noun_lemma(first) in CHANGE_NOUNS:
+        return False
+    if second.lower() in DETERMINERS or second.lower() in PREPOSITIONS or second in PARTICLES:
+        return False
+    if not parts_of_speech(second) or noun_lemma(second) != second.lower():
+        return False
+    return all(
+        is_identifier(item[0]) or "VERB" not in parts_of_speech(item[0]) for item in items[1:]
+    )
+
+
 @lru_cache(maxsize=8192)
 def split_verb(text: str) -> tuple[str | None, str]:
     """Split a title into (base verb, rest); the verb is None when the title does not start
@@ -179,7 +207,7 @@ def split_verb(text: str) -> tuple[str | None, str]:
     forms give their base verb ("Adding X" → ("add", "X")).
     """
     words = text.split()
-    verb = leading_verb(words, 0) if words else None
+    verb = leading_verb(words, 0) if words and not noun_list(words) else None
     if verb is None:
         return None, text.strip()
     return verb.lemma, " ".join(words[verb.end :])

@@ -20,6 +20,9 @@ from digest.config import DigestSettings, Project, TopicRule, topic_key
 from digest.model import Activity
 
 CI_TOPIC = "CI"
+# A change of at least STRAY_MIN_FILES files puts a topic holding under 1/STRAY_SHARE of them last.
+STRAY_MIN_FILES = 5
+STRAY_SHARE = 5
 
 _DOC_PATH = re.compile(
     r"(^|/)(docs?|documentation|\.wiki)/|\.(md|rst|adoc)$|(^|/)(?!cmakelists|requirements)[^/]*\.txt$",
@@ -212,6 +215,7 @@ def topics_for(
     # Path topics by weight: the code a change touches leads, its CI, test and doc files
     # follow; a configured topic leads a derived one; more lines lead fewer.
     weights: dict[str, tuple[bool, bool, int]] = {}
+    files: dict[str, int] = {}
     derived_keys: set[str] = set()
     for change in activity.files:
         names = _glob_topics(project.topics, change.path)
@@ -223,6 +227,7 @@ def topics_for(
             derived_keys.add(topic_key(names[0]))
         aside = is_ci_path(change.path) or is_test_path(change.path) or is_doc_path(change.path)
         for name in names:
+            files[name] = files.get(name, 0) + 1
             was_aside, was_derived, lines = weights.get(name, (True, True, 0))
             weights[name] = (
                 was_aside and aside,
@@ -250,6 +255,14 @@ def topics_for(
             add(rule.name)
         elif area is not None and topic_key(area) not in blocked:
             add(context.display(area, project))
-    for name in sorted(weights, key=weights.__getitem__):
+    # A topic holding under a fifth of a large change's files is a stray touch (one install
+    # script among ten CI files): it follows the topics the change is about.
+    many = len(activity.files) >= STRAY_MIN_FILES
+
+    def order(name: str) -> tuple[bool, bool, bool, int]:
+        stray = many and files[name] * STRAY_SHARE < len(activity.files)
+        return (stray, *weights[name])
+
+    for name in sorted(weights, key=order):
         add(name)
     return tuple(found.values())

@@ -180,3 +180,23 @@ def test_real_titles_keep_their_identifiers_and_never_paste_a_capitalised_verb()
                 pasted.append((subject, result))
     assert lost == []
     assert pasted == []
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        # A comma list of noun phrases lists things, even when its first word can be a verb.
+        (
+            "chat template, inv_freq dedup, CI hardening",
+            "adds chat template, inv_freq dedup, CI hardening",
+        ),
+        # An imperative with a list for its object stays one.
+        ("Update docs, CI config, README", "updates docs, CI config, README"),
+        ("Fix crash, inv_freq leak, CI hang", "fixes crash, inv_freq leak, CI hang"),
+        ("Cache results, index pages, sort keys", "caches results, index pages, sort keys"),
+    ],
+)
+def test_a_list_of_noun_phrases_is_read_as_one(subject: str, expected: str) -> None:
+    assert clause(subject) == expected
+    verb, rest = split_verb(subject)
+    assert clause(rest, verb=verb) == expected

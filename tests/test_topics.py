@@ -239,3 +239,30 @@ def test_an_unconfigured_clone_gets_crate_topics(monorepo: Path, tmp_path: Path)
     for container in ("crates", "tests", "docs"):
         code, _, err = digest(monorepo, tmp_path, "--topic", container)
         assert code == 2, (container, err)
+
+
+def test_a_stray_file_of_a_large_change_is_no_place_for_it() -> None:
+    # One install script among the CI files of a pin change: the change is CI's.
+    ci = [f".ci/docker/step{n}.sh" for n in range(8)] + [".github/workflows/pin.yml"]
+    pin = change(*ci, "examples/models/moshi/install_requirements.sh", title="Centralize the pins")
+    assert topics_of(pin)[0] == "CI"
+    small = change(".github/workflows/pin.yml", "examples/models/moshi/install.sh")
+    assert topics_of(small)[0] == "Moshi"  # code leads CI in a small change
+
+
+def test_an_undone_title_gives_its_prefix_as_a_topic_and_loses_it() -> None:
+    (reland,) = classify(
+        [
+            change(
+                "runtime/profiler.cpp",
+                title='Revert "Revert "Qualcomm AI Engine Direct - heap profiling at runtime""',
+            )
+        ],
+        BARE,
+    )
+    assert reland.kind == "reland" and reland.obj == "heap profiling at runtime"
+    assert "Qualcomm AI Engine Direct" in reland.topics
+    (revert,) = classify(
+        [change("src/foo/x.py", title='Revert "Arm backend: Add bf16 SDPA"')], BARE
+    )
+    assert revert.obj == "Add bf16 SDPA" and "Arm" in revert.topics

@@ -46,19 +46,17 @@ def _predicate(event: Event, *, max_words: int, headline: bool = False) -> str:
 
 
 def _area(event: Event) -> str | None:
-    """A topic to name as context, when the sentence does not already mention it.
-
-    Never the project itself ("… in pydantic" of pydantic) nor a hidden folder (".github").
-    """
+    """The topic to name as context: the change's main topic (`topic_of`), unless the
+    sentence already mentions it. Never a later topic, which the change only touches in
+    passing ("pin centralization in Moshi" for one install script among ten CI files), nor
+    the project itself ("… in pydantic" of pydantic) or a hidden folder (".github")."""
+    topic = topic_of(event)
+    if topic is None:
+        return None
     obj = event.obj.lower()
-    project = event.project
-    own = {topic_key(project.name), topic_key(project.repo.split("/", 1)[1])}
-    for topic in event.topics:
-        if topic_key(topic) in own or topic.startswith((".", "_")):
-            continue
-        if topic.lower() not in obj and topic_key(topic) not in topic_key(obj):
-            return topic
-    return None
+    if topic.lower() in obj or topic_key(topic) in topic_key(obj):
+        return None
+    return topic
 
 
 def _is_backend(event: Event, area: str) -> bool:
@@ -110,10 +108,11 @@ def topic_of(event: Event) -> str | None:
 
 def place(event: Event, name: str) -> str:
     """Where a change happened, as a noun phrase: "ExecuTorch's Arm backend", "Arm in
-    ExecuTorch", or the project's name alone."""
+    ExecuTorch", or the project's name alone (also when the change's object names its topic:
+    "… on ExecuTorch: the change adds MLX backend support for Gemma 4 31B")."""
     topic = topic_of(event)
-    if topic is None:
-        return name
+    if topic is None or _area(event) is None:
+        return name  # no topic, or one the sentence's object names already
     if _is_backend(event, topic):
         return f"{name}'s {topic} backend"
     return f"{topic} in {name}"
