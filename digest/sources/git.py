@@ -15,6 +15,7 @@ same way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 from collections.abc import AsyncIterator
@@ -92,19 +93,23 @@ class GitSource:
             return
         with_counts = not await self._is_partial_clone()
         yielded: set[str] = set()
+        # `aclosing`: a reader that stops early closes the `git log` run (kills and reaps it)
+        # now, not whenever the abandoned generator is collected, perhaps after its loop.
         try:
-            async for commit in self._log(window, with_counts=with_counts):
-                if window.contains(commit.committed_at):
-                    yielded.add(commit.sha)
-                    yield commit.activity(repo)
+            async with contextlib.aclosing(self._log(window, with_counts=with_counts)) as log:
+                async for commit in log:
+                    if window.contains(commit.committed_at):
+                        yielded.add(commit.sha)
+                        yield commit.activity(repo)
         except _GitFailed as failure:
             if not with_counts:
                 raise SourceError(f"git log failed in {self.path}: {failure}") from None
             # Most likely a blob is missing; read the rest again without line counts.
             try:
-                async for commit in self._log(window, with_counts=False):
-                    if window.contains(commit.committed_at) and commit.sha not in yielded:
-                        yield commit.activity(repo)
+                async with contextlib.aclosing(self._log(window, with_counts=False)) as log:
+                    async for commit in log:
+                        if window.contains(commit.committed_at) and commit.sha not in yielded:
+                            yield commit.activity(repo)
             except _GitFailed as again:
                 raise SourceError(f"git log failed in {self.path}: {again}") from None
 
