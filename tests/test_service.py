@@ -46,7 +46,10 @@ def test_run_once_twice_posts_the_demo_story_once(env: dict[str, str]) -> None:
 
     listed = wire("deliveries", *DEMO, "--state", "delivered", env=env)
     assert listed.returncode == 0 and listed.stdout.count("console:demo") == 1
-    assert "parts=7" in listed.stdout and HEADLINE in listed.stdout
+    # parent, body, one part per action item, references
+    items = sum(first.stdout.count(f"↳ [{tag}]") for tag in ("immediate", "monitor", "plan"))
+    assert items >= 1
+    assert f"parts={items + 3}" in listed.stdout and HEADLINE in listed.stdout
     bad = wire("deliveries", *DEMO, "--state", "lost", env=env)
     assert bad.returncode == 2 and "unknown delivery state" in bad.stderr
 
