@@ -9,7 +9,6 @@ they run, so that `wire --help` and `wire COMMAND --help` stay quick.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -105,6 +104,8 @@ def make_window(since: str, until: str | None) -> Window:
 
 def run_guarded(coro):
     """Run a coroutine, turning WireErrors into one-sentence failures."""
+    import asyncio
+
     try:
         return asyncio.run(coro)
     except WireError as error:
