@@ -9,7 +9,14 @@ from digest.classify import classify
 from digest.errors import StoryCheckError
 from digest.rank import rank
 from digest.render import parse_plain, render_plain
-from tests.digest_data import SHOWCASE, SHOWCASE_WINDOW, both_files, example_config, window
+from tests.digest_data import (
+    SHOWCASE,
+    SHOWCASE_WINDOW,
+    both_files,
+    example_config,
+    executorch,
+    window,
+)
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +154,34 @@ def test_a_sectioned_story_round_trips_with_its_headings() -> None:
     assert reread.sections == story.sections
     assert [s.text for s in reread.body] == [s.text for s in story.body]
     assert reread.paragraphs() == story.paragraphs()
+
+
+def test_a_ci_gate_stated_only_in_a_body_survives_the_house_format() -> None:
+    from digest.compose import compose
+
+    config = example_config()
+    day = window("2026-06-01T00:00:00+00:00", "2026-06-02T00:00:00+00:00")
+    story = compose(executorch(), config=config, window=day)
+    (gate,) = [i for i in story.action_items if i.urgency == "immediate"]
+    assert "reduces CI cost" in gate.text  # the gate is stated in the change's body only
+    reread = parse_plain(render_plain(story)).model_copy(update={"window": day})
+    assert all(not r.sha for r in reread.references)  # the house format keeps no sha
+    # From text alone the [immediate] item is not judged: the title cannot show the gate.
+    alone = check_story(reread, config=config)
+    assert not [p for p in alone.problems if p.startswith(("rule 1", "rule 3", "rule 4"))]
+    # With the window's events it is judged, found again by PR number: a [monitor] or
+    # [plan] label on the gate would be wrong, and is caught.
+    events = classify([a for a in executorch() if day.contains(a.landed_at)], config)
+    assert check_story(reread, config=config, events=events).problems == ()
+    for urgency in ("monitor", "plan"):
+        items = tuple(
+            i.model_copy(update={"urgency": urgency}) if i.urgency == "immediate" else i
+            for i in reread.action_items
+        )
+        wrong = reread.model_copy(update={"action_items": items})
+        problems = check_story(wrong, config=config, events=events).problems
+        assert any(p.startswith("rule 3") for p in problems), urgency
+    # A revert's title shows its kind: an [immediate] item on it is judged from text too.
+    revert = reread.references[0].model_copy(update={"title": 'Revert "Reduce CI cost"'})
+    relabelled = reread.model_copy(update={"references": (revert, *reread.references[1:])})
+    assert any(p.startswith("rule 3") for p in check_story(relabelled, config=config).problems)
