@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import lemminflect
+from digest import lexicon
 
 
 def words(text: str) -> frozenset[str]:
@@ -65,7 +65,7 @@ def bare(word: str) -> str:
 
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    return lemminflect.getAllLemmas(word)
+    return lexicon.all_lemmas(word)
 
 
 def parts_of_speech(word: str) -> frozenset[str]:
@@ -99,7 +99,7 @@ def verb_lemma(word: str) -> str | None:
         return lemmas[0]
     if _lemmas(word) or not word.isalpha():
         return None
-    for lemma in lemminflect.getAllLemmasOOV(word, upos="VERB").get("VERB", ()):
+    for lemma in lexicon.all_lemmas_oov(word, "VERB").get("VERB", ()):
         if lemma != word and looks_like_new_verb(lemma):
             return lemma
     return None
@@ -127,9 +127,7 @@ def verb_form(word: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _inflections(lemma: str) -> dict[str, tuple[str, ...]]:
-    return lemminflect.getAllInflections(lemma, upos="VERB") or lemminflect.getAllInflectionsOOV(
-        lemma, upos="VERB"
-    )
+    return lexicon.all_inflections(lemma, "VERB")
 
 
 def looks_like_new_verb(word: str) -> bool:
@@ -153,7 +151,7 @@ def inflect(lemma: str, tag: str) -> str:
     head, dash, tail = lemma.rpartition("-")
     if dash and head:
         return f"{head}-{inflect(tail, tag)}"
-    forms = lemminflect.getInflection(lemma, tag=tag, inflect_oov=True)
+    forms = lexicon.inflection(lemma, tag)
     return forms[0] if forms else lemma
 
 

@@ -10,6 +10,7 @@ CI folders give "CI".
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -47,16 +48,19 @@ _AREA_LABEL = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)  # a window's paths repeat across its changes and passes
 def is_doc_path(path: str) -> bool:
     """True for documentation: a `docs/` tree or a prose file (Markdown, reST, plain text)."""
     return bool(_DOC_PATH.search(path))
 
 
+@lru_cache(maxsize=65536)  # a window's paths repeat across its changes and passes
 def is_test_path(path: str) -> bool:
     """True for tests and benchmarks: a `tests/` tree, `test_x.py`, `x_test.go`, …."""
     return bool(_TEST_PATH.search(path))
 
 
+@lru_cache(maxsize=65536)  # a window's paths repeat across its changes and passes
 def is_ci_path(path: str) -> bool:
     """True for CI configuration (`.github/`, `.ci/`, …)."""
     return bool(_CI_PATH.search(path))
@@ -114,20 +118,34 @@ def _first_topic_folder(path: str, blocked: frozenset[str], skip: frozenset[str]
     return None
 
 
-# Glob results per rule set (keyed by identity: hashing the rules costs more than matching).
-_GLOBBED: dict[int, tuple[tuple[TopicRule, ...], dict[str, tuple[str, ...]]]] = {}
+# Glob results per rule set (keyed by identity: hashing the rules costs more than matching),
+# with each rule's globs compiled into one pattern.
+_GLOBBED: dict[
+    int,
+    tuple[tuple[TopicRule, ...], list[tuple[str, re.Pattern[str]]], dict[str, tuple[str, ...]]],
+] = {}
+
+
+def _rule_pattern(rule: TopicRule) -> re.Pattern[str]:
+    """One pattern for a rule's globs, as `TopicRule.matches_path` reads them ("dir/**" is
+    dir and everything below it; anything else is an fnmatch glob)."""
+    parts = [
+        re.escape(glob[:-3]) + r"(?:/.*)?\Z" if glob.endswith("/**") else fnmatch.translate(glob)
+        for glob in rule.paths
+    ]
+    return re.compile("|".join(f"(?:{part})" for part in parts) or r"(?!)", re.S)
 
 
 def _glob_topics(rules: tuple[TopicRule, ...], path: str) -> tuple[str, ...]:
     """The configured topics whose globs match `path`, in configuration order."""
-    held, seen = _GLOBBED.get(id(rules), ((), {}))
+    held, compiled, seen = _GLOBBED.get(id(rules), ((), [], {}))
     if held is not rules:
         if len(_GLOBBED) > 64:
             _GLOBBED.clear()
-        seen = {}
-        _GLOBBED[id(rules)] = (rules, seen)
+        compiled, seen = [(r.name, _rule_pattern(r)) for r in rules], {}
+        _GLOBBED[id(rules)] = (rules, compiled, seen)
     if path not in seen:
-        seen[path] = tuple(r.name for r in rules if r.matches_path(path))
+        seen[path] = tuple(name for name, pattern in compiled if pattern.match(path))
     return seen[path]
 
 

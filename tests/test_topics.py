@@ -266,3 +266,23 @@ def test_an_undone_title_gives_its_prefix_as_a_topic_and_loses_it() -> None:
         [change("src/foo/x.py", title='Revert "Arm backend: Add bf16 SDPA"')], BARE
     )
     assert revert.obj == "Add bf16 SDPA" and "Arm" in revert.topics
+
+
+def test_compiled_globs_match_as_the_rules_do() -> None:
+    from digest.config import TopicRule
+    from digest.topics import _glob_topics
+
+    rules = (
+        TopicRule(name="Arm", paths=("backends/arm/**", "examples/arm/**")),
+        TopicRule(name="Kernels", paths=("kernels/*/op_*.cpp", "kernels/portable/**")),
+        TopicRule(name="Root", paths=("setup.py", "*.toml")),
+        TopicRule(name="None", paths=()),
+    )
+    paths = [
+        "backends/arm", "backends/arm/x.py", "backends/armv8/x.py", "examples/arm/a/b.c",
+        "kernels/quantized/op_add.cpp", "kernels/quantized/sub/op_add.cpp", "kernels/portable",
+        "setup.py", "pyproject.toml", "sub/pyproject.toml", "Setup.py", "a\nb.toml",
+    ]  # fmt: skip
+    for path in paths:
+        expected = tuple(r.name for r in rules if r.matches_path(path))
+        assert _glob_topics(rules, path) == expected, path

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 
-from lemminflect import getInflection, getLemma
-
+from digest import lexicon
 from digest.classify import Event
 from digest.config import WireConfig, topic_key
 from digest.language import clause, nominalize, shorten, split_verb
@@ -84,8 +83,8 @@ def headline_case(text: str) -> str:
 def past_tense(predicate: str) -> str:
     """The verb phrase in the past: "backs out X" → "backed out X" (lemminflect)."""
     head, _, rest = predicate.partition(" ")
-    lemmas = getLemma(head, upos="VERB")
-    forms = getInflection(lemmas[0], tag="VBD") if lemmas else ()
+    lemmas = lexicon.lemma(head, "VERB")
+    forms = lexicon.inflection(lemmas[0], "VBD") if lemmas else ()
     if not forms:
         return predicate
     return f"{forms[0]} {rest}".strip()
