@@ -378,3 +378,11 @@ def test_a_week_of_reverts_in_many_topics_watches_the_three_most_significant() -
     body = " ".join(s.text for s in story.body)
     assert "backs out four more changes." in body  # the rest counted, cited by no item
     assert story.checks is not None and story.checks.problems == ()
+
+
+def test_the_showcase_back_out_is_watched_on_its_backend() -> None:
+    (watch,) = [i for i in showcase_story().action_items if i.urgency == "monitor"]
+    assert watch.text.startswith(
+        "Watch your builds and metrics on ExecuTorch's XNNPACK backend: "
+        "XNNPACK serialization was backed out"
+    )

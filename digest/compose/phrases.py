@@ -107,11 +107,14 @@ def topic_of(event: Event) -> str | None:
 
 def place(event: Event, name: str) -> str:
     """Where a change happened, as a noun phrase: "ExecuTorch's Arm backend", "Arm in
-    ExecuTorch", or the project's name alone (also when the change's object names its topic:
-    "… on ExecuTorch: the change adds MLX backend support for Gemma 4 31B")."""
+    ExecuTorch", or the project's name alone (also when the change's object names a topic
+    that is no backend: "… on ExecuTorch: the change adds MLX backend support for Gemma 4
+    31B")."""
     topic = topic_of(event)
-    if topic is None or _area(event) is None:
-        return name  # no topic, or one the sentence's object names already
+    if topic is None:
+        return name
     if _is_backend(event, topic):
         return f"{name}'s {topic} backend"
+    if _area(event) is None:
+        return name  # the object names the topic already ("… support for Gemma 4 31B")
     return f"{topic} in {name}"
