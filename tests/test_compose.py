@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -386,3 +387,17 @@ def test_the_showcase_back_out_is_watched_on_its_backend() -> None:
         "Watch your builds and metrics on ExecuTorch's XNNPACK backend: "
         "XNNPACK serialization was backed out"
     )
+
+
+def _opening_subject(text: str) -> str:
+    """ "ExecuTorch", "it" or "ExecuTorch's Arm backend": what opens the sentence."""
+    text = re.sub(r"^(In addition|Elsewhere|Meanwhile|Beyond these), ", "", text)
+    backend = re.match(r"\S+'s (\S+ ){1,3}?backend\b", text)
+    return backend.group(0) if backend else text.split()[0]
+
+
+def test_a_day_gives_a_repeated_subject_a_stand_in() -> None:
+    body = [s.text for s in showcase_story().body]
+    assert "Elsewhere, it adds dedicated nodepool fleets" in " ".join(body)
+    subjects = [_opening_subject(text) for text in body]
+    assert all(a != b for a, b in pairwise(subjects)), subjects

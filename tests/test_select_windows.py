@@ -116,7 +116,7 @@ def test_one_change_among_routine_bumps_is_a_quiet_day() -> None:
         window=span(days=1),
     )
     assert story.lede.startswith("A quiet day for widget: besides six dependency updates, ")
-    assert [s.text for s in story.body][-1] == "widget also updates six dependencies."
+    assert [s.text for s in story.body][-1] == "It also updates six dependencies."
     assert story.checks is not None and story.checks.problems == ()
 
 

@@ -46,6 +46,7 @@ def write_day_body(
         name = _name(config, pick.repo)
         units = list(pick.units)
         major = units[: 2 if detail <= 1 else len(units)]
+        start = len(sentences)
         for position, unit in enumerate(major):
             if not position:
                 opening = openings.next_project() if index else _PLAIN
@@ -78,6 +79,7 @@ def write_day_body(
             count_rest=len(pick.rest) >= 2 * len(pick.units),
             acted=acted,
         )
+        sentences[start:] = vary_subjects(sentences[start:], name=name, openings=openings)
     return [Paragraph(None, tuple(sentences))]
 
 
