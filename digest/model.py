@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -116,6 +117,37 @@ class Section(_Frozen):
     end: int = Field(ge=1)
 
 
+Paragraph = tuple[str | None, tuple[Sentence, ...]]
+
+
+def check_sections(body: Sequence[Sentence], sections: Sequence[Section]) -> None:
+    """Raise ValueError unless `sections` are in order, disjoint and within `body`."""
+    position = 0
+    for section in sections:
+        if not position <= section.start < section.end <= len(body):
+            raise ValueError(
+                f"section {section.heading!r} ({section.start}–{section.end}) overlaps "
+                f"another or runs past the body's {len(body)} sentences"
+            )
+        position = section.end
+
+
+def paragraphs_of(body: Sequence[Sentence], sections: Sequence[Section]) -> list[Paragraph]:
+    """`body` in reading order as (heading or None, its sentences), covering every sentence:
+    each section under its heading, and any run between sections under None."""
+    body = tuple(body)
+    result: list[Paragraph] = []
+    position = 0
+    for section in sections:
+        if section.start > position:
+            result.append((None, body[position : section.start]))
+        result.append((section.heading, body[section.start : section.end]))
+        position = section.end
+    if position < len(body):
+        result.append((None, body[position:]))
+    return result
+
+
 class ActionItem(_Frozen):
     """Something a reader must do, tagged with how urgent it is and the repo it concerns."""
 
@@ -163,28 +195,12 @@ class Story(_Frozen):
 
     @model_validator(mode="after")
     def _sections_fit(self) -> Story:
-        position = 0
-        for section in self.sections:
-            if not position <= section.start < section.end <= len(self.body):
-                raise ValueError(
-                    f"section {section.heading!r} ({section.start}–{section.end}) overlaps "
-                    f"another or runs past the body's {len(self.body)} sentences"
-                )
-            position = section.end
+        check_sections(self.body, self.sections)
         return self
 
-    def paragraphs(self) -> list[tuple[str | None, tuple[Sentence, ...]]]:
+    def paragraphs(self) -> list[Paragraph]:
         """The body in reading order: (heading or None, its sentences), covering every sentence."""
-        result: list[tuple[str | None, tuple[Sentence, ...]]] = []
-        position = 0
-        for section in self.sections:
-            if section.start > position:
-                result.append((None, self.body[position : section.start]))
-            result.append((section.heading, self.body[section.start : section.end]))
-            position = section.end
-        if position < len(self.body):
-            result.append((None, self.body[position:]))
-        return result
+        return paragraphs_of(self.body, self.sections)
 
     @property
     def is_empty(self) -> bool:

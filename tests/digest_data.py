@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
+from digest.compose import compose
 from digest.config import WireConfig, load_config
-from digest.model import Activity, Window
+from digest.model import Activity, Story, Window
 from digest.sources.replay import ReplaySource
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,3 +41,12 @@ def window(since: str, until: str) -> Window:
 
 SHOWCASE_WINDOW = ("2026-05-25T00:00:00+00:00", "2026-05-26T12:00:00+00:00")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+# A Monday-to-Monday week of executorch: a sectioned story (Back-outs and relands, Arm, …).
+SECTIONED_WEEK = ("2026-05-18T00:00:00+00:00", "2026-05-25T00:00:00+00:00")
+
+
+@cache
+def sectioned_story() -> Story:
+    """The executorch story of SECTIONED_WEEK, composed with the example configuration."""
+    return compose(executorch(), config=example_config(), window=window(*SECTIONED_WEEK))

@@ -20,13 +20,19 @@ from discord.http import HTTPClient, Route
 
 from bot.delivery.parts import AckMark, ActionItemPart, Part, ReminderPart, item_part, parts_of
 from bot.delivery.platform import Platform
-from bot.discord.escape import ZWSP
+from bot.discord.escape import ZWSP, escape_text
 from bot.discord.platform import DiscordPlatform, discord_pacer, nonce_of
 from bot.discord.render import edit_payload, render, thread_name
 from bot.errors import PermanentError, RetryableError
 from digest.compose import compose
 from digest.model import Story
-from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
+from tests.digest_data import (
+    SHOWCASE_WINDOW,
+    example_config,
+    executorch,
+    sectioned_story,
+    window,
+)
 from tests.fakes.discord_rest import FakeDiscord, Limits
 
 ROLE = 987654321098765432
@@ -94,6 +100,17 @@ async def test_a_story_becomes_a_thread_started_from_its_parent(discord_api):
         assert button["custom_id"] == f"wire:ack:{part.item.id}"
     assert all(body["enforce_nonce"] is True for body in posted_bodies(fake))
     assert fake.rate_limited == []
+
+
+async def test_a_sectioned_story_posts_its_headings_in_the_body_embed(discord_api):
+    fake, http = discord_api
+    channel = fake.add_channel()
+    weekly = sectioned_story()
+    ids = await post_story(platform_for(http), channel, weekly)
+    body = fake.thread_messages(ids[0].split("/")[1])[0]
+    description = "".join(embed["description"] for embed in body["embeds"])
+    headings = [line for line in description.split("\n") if line.startswith("**")]
+    assert headings == [f"**{escape_text(s.heading)}**" for s in weekly.sections]
 
 
 async def test_the_same_key_posts_once_even_from_a_fresh_process(discord_api):

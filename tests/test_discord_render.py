@@ -36,8 +36,14 @@ from bot.discord.render import (
 )
 from bot.discord.views import AckView, edit_arguments, parse_ack_custom_id
 from digest.compose import compose
-from digest.model import ActionItem, Reference, Sentence, Story
-from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
+from digest.model import ActionItem, Reference, Section, Sentence, Story
+from tests.digest_data import (
+    SHOWCASE_WINDOW,
+    example_config,
+    executorch,
+    sectioned_story,
+    window,
+)
 
 ROLE = 987654321098765432
 HOSTILE = (
@@ -300,6 +306,68 @@ def test_split_text_never_cuts_an_escape_or_a_link():
     assert link in chunks[1]
     assert not chunks[0].endswith("\\") or chunks[0].endswith("\\\\")
     assert split_text("😀" * 3, 4) == ["😀😀", "😀"]
+
+
+def test_split_text_never_cuts_a_bold_heading():
+    text = "y " * 30 + "**A heading of\\ several words**\ntext"
+    chunks = split_text(text, 70)
+    assert "".join(chunks) == text
+    assert all(units(c) <= 70 for c in chunks)
+    assert all(c.count("**") % 2 == 0 for c in chunks)
+    assert chunks[1].startswith("**A heading")
+
+
+def body_payloads(s: Story) -> list[dict]:
+    [body] = [part for part in parts_of(s) if isinstance(part, BodyPart)]
+    return render(body, oncall_role_id=ROLE)
+
+
+def descriptions(payloads: list[dict]) -> str:
+    return "".join(e.get("description", "") for p in payloads for e in p.get("embeds", []))
+
+
+def test_a_sectioned_body_puts_each_heading_on_a_bold_line_over_its_sentences():
+    s = sectioned_story()
+    assert len(s.sections) >= 3
+    payloads = body_payloads(s)
+    for payload in payloads:
+        assert_fits(payload)
+    assert_inert(payloads, {ref.url for ref in s.references}, role=ROLE)
+    paragraphs = descriptions(payloads).split("\n\n")
+    assert len(paragraphs) == len(s.paragraphs())
+    for text, (heading, sentences) in zip(paragraphs, s.paragraphs(), strict=True):
+        head, rest = text.split("\n", 1)
+        assert head == f"**{escape_text(heading)}**"
+        assert shown(rest) == " ".join(flat(x.text) for x in sentences)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_headings_are_inert_and_kept_whole(hostile):
+    s = story().model_copy(
+        update={"sections": (Section(heading=hostile, start=0, end=len(story().body)),)}
+    )
+    payloads = body_payloads(s)
+    for payload in payloads:
+        assert_fits(payload)
+    assert_inert(payloads, {ref.url for ref in s.references}, role=ROLE)
+    text = descriptions(payloads)
+    assert shown(text).startswith(" ".join(flat(hostile).split()) + "\n")
+    bold = text.split("\n", 1)[0]
+    assert bold.startswith("**") == (units(escape_text(hostile)) <= 256)
+
+
+def test_a_long_sectioned_body_splits_between_embeds_never_inside_a_bold_heading():
+    sentences = tuple(Sentence(text=f"{'word ' * 60}[1]", refs=(1,)) for _ in range(40))
+    sections = tuple(Section(heading=f"Topic number {i}", start=i, end=i + 1) for i in range(40))
+    s = story().model_copy(update={"body": sentences, "sections": sections})
+    payloads = body_payloads(s)
+    embeds = [e["description"] for p in payloads for e in p["embeds"]]
+    assert len(embeds) > 1
+    for payload in payloads:
+        assert_fits(payload)
+    for description in embeds:
+        assert description.count("**") % 2 == 0
+    assert descriptions(payloads).count("**Topic number") == 40
 
 
 any_text = st.text(st.characters(codec="utf-8"), max_size=9000) | st.sampled_from(HOSTILE)

@@ -112,3 +112,30 @@ def test_inline_citations_are_not_repeated() -> None:
     for sentence in story.body:
         assert text.count(f"{sentence.text}") == 1
     assert "[1]. [1]" not in text and "[1] [1]" not in text
+
+
+def test_a_sectioned_body_keeps_the_story_sections_and_prints_each_heading() -> None:
+    from tests.digest_data import sectioned_story
+
+    story = sectioned_story()
+    [body] = [part for part in parts_of(story) if isinstance(part, BodyPart)]
+    assert body.sections == story.sections and body.paragraphs() == story.paragraphs()
+    lines = render_text(body).splitlines()
+    expected = []
+    for heading, sentences in story.paragraphs():
+        expected += [heading, " ".join(s.text for s in sentences)]
+    assert [line.removeprefix("  ↳ ").removeprefix("    ") for line in lines] == expected
+    assert lines[0] == f"  ↳ {story.sections[0].heading}"
+
+
+def test_a_heading_cannot_drive_the_terminal_nor_break_its_line() -> None:
+    from digest.model import Section
+
+    story = build_story(1)
+    hostile = story.model_copy(
+        update={"sections": (Section(heading="\x1b[2J\nfake\rline", start=0, end=1),)}
+    )
+    [body] = [part for part in parts_of(hostile) if isinstance(part, BodyPart)]
+    lines = render_text(body).splitlines()
+    assert lines[0] == "  ↳ [2J fakeline" and "\x1b" not in render_text(body)
+    assert len(lines) == 1 + len(body.paragraphs())

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from slack_sdk.models.blocks import Block
 
-from bot.delivery.parts import AckMark, ActionItemPart, Part, ReminderPart, parts_of
+from bot.delivery.parts import AckMark, ActionItemPart, BodyPart, Part, ReminderPart, parts_of
 from bot.slack.blocks import (
     ACK_ACTION_ID,
     HEADER_CHARS,
@@ -29,10 +29,16 @@ from bot.slack.escape import (
     user_group_mention,
 )
 from digest.compose import compose
-from digest.model import ActionItem, Reference, Sentence, Story
+from digest.model import ActionItem, Reference, Section, Sentence, Story
 from digest.text import CITATION
 from tests.conftest import WINDOW
-from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
+from tests.digest_data import (
+    SHOWCASE_WINDOW,
+    example_config,
+    executorch,
+    sectioned_story,
+    window,
+)
 
 HOSTILE = [
     "<!channel> ship it",
@@ -292,6 +298,54 @@ def test_a_huge_reference_list_splits_into_sections_and_messages() -> None:
     for ref in (refs[0], refs[349], refs[-1]):
         assert squeeze(f"[{ref.n}] {ref.title}") in squeeze(text)
     assert all(m.text for m in messages[1:]) and messages[1].text.startswith("(continued)")
+
+
+def body_of(story: Story) -> BodyPart:
+    [body] = [part for part in parts_of(story) if isinstance(part, BodyPart)]
+    return body
+
+
+def test_a_sectioned_body_opens_each_paragraph_with_its_heading_in_bold() -> None:
+    story = sectioned_story()
+    assert len(story.sections) >= 3
+    messages = render(body_of(story))
+    assert_within_limits(messages)
+    assert_safe(messages, {ref.url for ref in story.references})
+    sections = [b["text"]["text"] for m in messages for b in m.blocks if b["type"] == "section"]
+    openings = [text.split("\n", 1)[0] for text in sections if text.startswith("*")]
+    assert openings == [f"*{escape_mrkdwn(s.heading)}*" for s in story.sections]
+    for (heading, sentences), text in zip(story.paragraphs(), sections, strict=True):
+        assert heading is not None
+        rest = text.split("\n", 1)[1]
+        assert squeeze(_readable(rest)) == squeeze(" ".join(s.text for s in sentences))
+    first_ref = story.references[0]
+    assert f"[<{first_ref.url}|1>]" in sections[0]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_headings_are_escaped_and_kept_whole(hostile: str) -> None:
+    story = story_with(["Plain words [1]"]).model_copy(
+        update={"sections": (Section(heading=hostile, start=0, end=1),)}
+    )
+    messages = render(body_of(story))
+    assert_within_limits(messages)
+    assert_safe(messages, {ref.url for ref in story.references})
+    first = messages[0].blocks[0]["text"]["text"]
+    assert first.startswith("*")  # the heading, in bold, opens the paragraph
+    seen = squeeze(visible(messages)).replace("*", "")
+    assert squeeze(hostile).replace("*", "") + squeeze("Plain words [1]") in seen
+
+
+def test_a_body_of_many_sections_continues_in_follow_up_messages() -> None:
+    sentences = tuple(Sentence(text=f"Change {i} lands [1].", refs=(1,)) for i in range(60))
+    sections = tuple(Section(heading=f"Topic {i}", start=i, end=i + 1) for i in range(60))
+    story = story_with(["t [1]"]).model_copy(update={"body": sentences, "sections": sections})
+    messages = render(body_of(story))
+    assert [len(m.blocks) for m in messages] == [MAX_BLOCKS, 60 - MAX_BLOCKS]
+    assert messages[1].text.startswith("(continued)")
+    assert_within_limits(messages)
+    blocks = [b["text"]["text"] for m in messages for b in m.blocks]
+    assert blocks[59].startswith("*Topic 59*\nChange 59 lands")
 
 
 _HOSTILE_CHARS = st.sampled_from(

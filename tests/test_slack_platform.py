@@ -20,7 +20,13 @@ from bot.slack.blocks import ACK_ACTION_ID, render
 from bot.slack.platform import EVENT_TYPE, SlackPlatform
 from digest.compose import compose
 from digest.model import Reference, Story
-from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
+from tests.digest_data import (
+    SHOWCASE_WINDOW,
+    example_config,
+    executorch,
+    sectioned_story,
+    window,
+)
 from tests.fakes.slack_server import FakeSlack
 
 TOKEN = "xoxb-wire-test"
@@ -86,6 +92,15 @@ async def test_a_story_becomes_a_thread_of_block_kit_messages(slack: FakeSlack, 
         assert message.params["unfurl_links"] is False and message.params["unfurl_media"] is False
     assert thread[0].blocks[0]["text"]["text"] == story.headline
     assert not [r for r in slack.requests if r.status == 429]  # pacing kept us under the limit
+
+
+async def test_a_sectioned_story_posts_its_headings_in_the_body_message(slack: FakeSlack):
+    weekly = sectioned_story()
+    ids = await post_story(platform_for(slack), weekly)
+    body = slack.thread(CHANNEL, ids[0])[1]
+    texts = [block["text"]["text"] for block in body.blocks]
+    assert [t.split("\n", 1)[0] for t in texts] == [f"*{s.heading}*" for s in weekly.sections]
+    assert [b["type"] for b in body.blocks] == ["section"] * len(weekly.sections)
 
 
 async def test_posts_share_one_kept_alive_connection_until_closed(slack: FakeSlack, story: Story):

@@ -1,9 +1,10 @@
 """A story cut into platform-neutral parts, posted as one thread.
 
-`parts_of(story)` gives the parent (headline, lede, window), then the body, then one part
-per action item, then the references; a "no news" story is its parent alone. Each part
-carries everything an adapter needs to render it, including the references its citations
-point to, so no adapter ever looks the story up again.
+`parts_of(story)` gives the parent (headline, lede, window), then the body (with its
+section headings, if any), then one part per action item, then the references; a "no news"
+story is its parent alone. Each part carries everything an adapter needs to render it,
+including the references its citations point to, so no adapter ever looks the story up
+again.
 """
 
 from __future__ import annotations
@@ -12,9 +13,18 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from digest.model import ActionItem, Reference, Sentence, Story
+from digest.model import (
+    ActionItem,
+    Paragraph,
+    Reference,
+    Section,
+    Sentence,
+    Story,
+    check_sections,
+    paragraphs_of,
+)
 
 
 class AckMark(NamedTuple):
@@ -43,11 +53,24 @@ class ParentPart(_PartBase):
 
 
 class BodyPart(_PartBase):
-    """The cited body; `references` resolve its citation numbers to links."""
+    """The cited body; `references` resolve its citation numbers to links. A longer
+    window's body has `sections` (the story's: a heading over `sentences[start:end]`);
+    `paragraphs()` gives the sentences in reading order under their headings."""
 
     kind: Literal["body"] = "body"
     sentences: tuple[Sentence, ...]
     references: tuple[Reference, ...]
+    sections: tuple[Section, ...] = ()
+
+    @model_validator(mode="after")
+    def _sections_fit(self) -> BodyPart:
+        check_sections(self.sentences, self.sections)
+        return self
+
+    def paragraphs(self) -> list[Paragraph]:
+        """(heading or None, its sentences) in reading order, covering every sentence; a
+        body without sections is one paragraph without a heading."""
+        return paragraphs_of(self.sentences, self.sections)
 
 
 class ActionItemPart(_PartBase):
@@ -109,7 +132,13 @@ def parts_of(story: Story, *, public_url: str | None = None) -> list[Part]:
     if story.body:
         cited = _cited(story, (n for sentence in story.body for n in sentence.refs))
         parts.append(
-            BodyPart(index=len(parts), story_id=story.id, sentences=story.body, references=cited)
+            BodyPart(
+                index=len(parts),
+                story_id=story.id,
+                sentences=story.body,
+                references=cited,
+                sections=story.sections,
+            )
         )
     for item in story.action_items:
         parts.append(

@@ -92,6 +92,17 @@ def _reference_line(ref: Reference) -> str:
     return f"[{ref.n}] {clean(ref.title)} — {clean(ref.url)}"
 
 
+def _body_lines(part: BodyPart) -> list[str]:
+    """A line per paragraph, each section's heading on a line of its own before it (as in
+    the house plain format); a body without sections is one line."""
+    lines: list[str] = []
+    for heading, sentences in part.paragraphs():
+        if heading is not None and (shown := " ".join(clean(heading).split())):
+            lines.append(shown)
+        lines.append(" ".join(_with_cites(s.text, s.refs) for s in sentences))
+    return lines or [""]
+
+
 def render_lines(part: Part) -> list[str]:
     """The plain-text lines of a part, unindented."""
     match part:
@@ -99,7 +110,7 @@ def render_lines(part: Part) -> list[str]:
             lines = [clean(part.headline), clean(part.lede), f"({part.window_label})"]
             return [*lines, f"Read it at {clean(part.permalink)}"] if part.permalink else lines
         case BodyPart():
-            return [" ".join(_with_cites(s.text, s.refs) for s in part.sentences)]
+            return _body_lines(part)
         case ActionItemPart():
             acks = [
                 f"✓ acknowledged by {clean(a.user_name)} at "

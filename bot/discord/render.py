@@ -58,8 +58,11 @@ COLOURS = {"parent": 0x2B2D31, "body": 0x5865F2, "references": 0x99AAB5}
 URGENCY_COLOURS = {"immediate": 0xE74C3C, "monitor": 0xF1C40F, "plan": 0x3498DB}
 
 _SAFE_URL = re.compile(r"^https://[^\s<>()\[\]\"'\\`|*~@]+$")  # "@": no user-info tricks
-# Our own masked links: [text](https://…) whose "[" is not escaped; never cut inside one.
+# Our own masked links, [text](https://…) whose "[" is not escaped, and our own bold runs,
+# **text** whose "**" is not escaped (escaped text has no bare "*"): never cut inside one.
 _OUR_LINK = re.compile(r"(?<!\\)\[(?:\\.|[^\]\\])*\]\(https://[^\s)]+\)")
+_OUR_BOLD = re.compile(r"(?<!\\)\*\*(?:\\.|[^*\\\n])+\*\*")
+_OURS = re.compile(f"{_OUR_LINK.pattern}|{_OUR_BOLD.pattern}")
 
 
 def units(text: str) -> int:
@@ -92,7 +95,7 @@ def _cut(text: str, limit: int) -> int:
         cut = newline + 1
     elif space > 0:
         cut = space + 1
-    for link in _OUR_LINK.finditer(text, 0, end + 600):
+    for link in _OURS.finditer(text, 0, end + 600):
         if link.start() < cut < link.end() and link.start() > 0:
             cut = link.start()
     backslashes = len(text[:cut]) - len(text[:cut].rstrip("\\"))
@@ -291,6 +294,27 @@ def _reminder_content(item: ActionItem, oncall_role_id: int | None) -> str:
     return f"{who}⏰ Not acknowledged yet: {line}" + (f" {cites}" if cites else "")
 
 
+def _heading_line(heading: str) -> str:
+    """A section heading as a bold line: escaped, so it can neither close the bold nor open
+    anything else; one longer than an embed title is an escaped line without bold, so no
+    split ever falls inside a bold run."""
+    escaped = escape_text(" ".join(heading.split()))
+    if not escaped:
+        return ""
+    return f"**{escaped}**" if units(escaped) <= TITLE_MAX else escaped
+
+
+def _body_text(part: BodyPart) -> str:
+    """The body's paragraphs, a blank line apart, each section's heading a bold line above
+    its sentences; a body without sections is its sentences on one line."""
+    paragraphs = []
+    for heading, sentences in part.paragraphs():
+        text = " ".join(_with_cites(s.text, s.refs, part.references) for s in sentences)
+        line = _heading_line(heading) if heading is not None else ""
+        paragraphs.append(f"{line}\n{text}" if line else text)
+    return "\n\n".join(paragraphs)
+
+
 def render(part: Part, *, oncall_role_id: int | None = None) -> list[Payload]:
     """The message payloads of `part`, in posting order (see the module doc).
 
@@ -309,7 +333,7 @@ def render(part: Part, *, oncall_role_id: int | None = None) -> list[Payload]:
             )
             return _payloads(embeds=embeds)
         case BodyPart():
-            text = " ".join(_with_cites(s.text, s.refs, part.references) for s in part.sentences)
+            text = _body_text(part)
             return _payloads(embeds=_embeds(title=None, description=text, colour=COLOURS["body"]))
         case ActionItemPart():
             components = ack_components(part.item.id) if part.item.urgency == "immediate" else None

@@ -270,15 +270,27 @@ def render_parent(part: ParentPart) -> list[SlackMessage]:
     return _messages(blocks, _preview(f"{part.headline} — {part.lede}"))
 
 
+def _heading_pieces(heading: str | None) -> list[tuple[str, str]]:
+    """A section heading as a bold mrkdwn line (escaped; a heading too long for one section
+    is bold in several pieces), or nothing."""
+    flat = " ".join(one_line(heading or "").split())
+    return [("\n", f"*{chunk}*") for chunk in _chunks(flat, SECTION_CHARS - 2)]
+
+
 def render_body(part: BodyPart) -> list[SlackMessage]:
     """The body as sections, each sentence followed by its citations linked to their PRs;
-    split between sentences when longer than a section."""
-    pieces = [
-        piece
-        for sentence in part.sentences
-        for piece in _cited_pieces(sentence.text, sentence.refs, part.references)
-    ]
-    blocks = [section(c) for c in _pack(pieces, SECTION_CHARS)]
+    split between sentences when longer than a section. Each paragraph of a sectioned body
+    starts a section block with its heading as a bold line."""
+    blocks: list[Block] = []
+    for heading, sentences in part.paragraphs():
+        pieces = [
+            piece
+            for sentence in sentences
+            for piece in _cited_pieces(sentence.text, sentence.refs, part.references)
+        ]
+        if head := _heading_pieces(heading):
+            pieces = head + [("\n", p) for _, p in pieces[:1]] + pieces[1:]
+        blocks += [section(c) for c in _pack(pieces, SECTION_CHARS)]
     preview = _preview(" ".join(s.text for s in part.sentences))
     return _messages(blocks, preview)
 
