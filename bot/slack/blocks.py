@@ -3,20 +3,11 @@
 `render(part)` returns a list of `SlackMessage`s. The platform posts the first as the part's
 own message (its ts is the part's message id, the thread parent for a parent part) and the
 rest, if any, as follow-ups in the same thread. Almost every part fits one message; more
-appear only when a part would exceed Slack's limits, which are met by splitting, never by
-cutting text off:
-
-- a section's text is at most 3,000 characters: long text is split across sections at
-  sentence boundaries, then at spaces, and only a single "word" longer than a section is
-  split inside; a long reference list is split between lines, a long title into several
-  links to the same URL;
-- a message holds at most 50 blocks: further blocks go into follow-up messages;
-- a header is at most 150 characters: a longer headline is split at a space, the header
-  ends with "…" and the next section carries on with "…" and the rest.
-
-Each message's `text` is the notification preview Slack shows where blocks cannot be shown
-(push notifications, screen readers' summary). It is a preview, not the content: it is cut
-at a space with "…" after `PREVIEW_CHARS`. The blocks carry everything.
+appear only when a part would exceed Slack's limits, which `bot.slack.layout` meets by
+splitting, never by cutting text off (sections of at most 3,000 characters, split between
+sentences, lines or words; at most 50 blocks a message; a headline longer than a header
+continued in a section). A sectioned body opens each paragraph's section block with its
+heading as a bold line.
 
 All source text goes through `escape.escape_mrkdwn` and every mrkdwn object is `verbatim`,
 so nothing but `<!subteam^ID>` of the configured on-call group (reminders) and
@@ -26,10 +17,8 @@ so nothing but `<!subteam^ID>` of the configured on-call group (reminders) and
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from bot.delivery.parts import (
     AckMark,
@@ -45,179 +34,44 @@ from bot.slack.escape import (
     is_user_group_id,
     link,
     one_line,
-    plain_text,
     safe_url,
     user_group_mention,
+)
+from bot.slack.layout import (
+    ACK_ACTION_ID,
+    ELLIPSIS,
+    HEADER_CHARS,
+    MAX_BLOCKS,
+    SECTION_CHARS,
+    Block,
+    SlackMessage,
+    ack_button,
+    context,
+    escaped_chunks,
+    escaped_words,
+    header,
+    link_pieces,
+    messages_of,
+    pack,
+    preview_text,
+    section,
+    split_header,
 )
 from digest.model import ActionItem, Reference
 from digest.text import CITATION, cited_numbers
 
-SECTION_CHARS = 3000
-HEADER_CHARS = 150
-MAX_BLOCKS = 50
-BUTTON_VALUE_CHARS = 2000
-PREVIEW_CHARS = 300
-ACK_ACTION_ID = "wire_ack"
-ELLIPSIS = "…"
-
-Block = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class SlackMessage:
-    """One chat.postMessage / chat.update payload: preview `text` and Block Kit `blocks`."""
-
-    text: str
-    blocks: tuple[Block, ...]
-
-    def payload(self) -> dict[str, Any]:
-        """The `text` and `blocks` arguments of chat.postMessage or chat.update."""
-        return {"text": self.text, "blocks": list(self.blocks)}
-
-
-# ---------------------------------------------------------------- splitting
-
-
-def _cost(char: str) -> int:
-    """An upper bound of the escaped length of one character (entities, zero-width spaces)."""
-    return {"&": 5, "<": 4, ">": 5, "`": 2}.get(char, 1)
-
-
-def _words(raw: str, limit: int) -> list[str]:
-    """`raw` escaped, as pieces of at most `limit` characters: its words, and a word longer
-    than `limit` cut into consecutive pieces."""
-    pieces: list[str] = []
-    for word in one_line(raw).split():
-        escaped = escape_mrkdwn(word)
-        if len(escaped) <= limit:
-            pieces.append(escaped)
-            continue
-        start, used = 0, 1  # 1: room for a leading zero-width space
-        for i, char in enumerate(word):
-            if used + _cost(char) > limit:
-                pieces.append(escape_mrkdwn(word[start:i]))
-                start, used = i, 1
-            used += _cost(char)
-        pieces.append(escape_mrkdwn(word[start:]))
-    return pieces
-
-
-def _pack(pieces: Iterable[tuple[str, str]], limit: int) -> list[str]:
-    """Greedily join (separator, piece) pairs into chunks of at most `limit` characters; a
-    separator is dropped where a chunk starts. Every piece must fit `limit` on its own."""
-    chunks: list[str] = []
-    current = ""
-    for sep, piece in pieces:
-        if not current:
-            current = piece
-        elif len(current) + len(sep) + len(piece) <= limit:
-            current += sep + piece
-        else:
-            chunks.append(current)
-            current = piece
-    if current:
-        chunks.append(current)
-    return chunks
-
-
-def _chunks(raw: str, limit: int = SECTION_CHARS) -> list[str]:
-    """`raw` escaped as mrkdwn, in chunks of at most `limit` characters split at spaces."""
-    escaped = escape_mrkdwn(raw)
-    if not escaped.strip():
-        return []
-    if len(escaped) <= limit:
-        return [escaped]
-    return _pack(((" ", w) for w in _words(raw, limit)), limit)
-
-
-def _link_pieces(url: str, label: str, limit: int) -> list[str]:
-    """A link to `url` labelled `label`, as one or more links of at most `limit` characters
-    each (a label too long for one is spread over several links to the same URL). An unsafe
-    URL gives no link: the label and the URL as escaped text."""
-    target = safe_url(url)
-    if target is None or len(target) > limit // 2:
-        return [w for w in _words(f"{label} ({url})", limit)]
-    room = limit - len(target) - 3
-    labels = _pack(((" ", w) for w in _words(label, room)), room) or [escape_mrkdwn(url)]
-    return [f"<{target}|{text}>" for text in labels]
-
-
-def _preview(raw: str, limit: int = PREVIEW_CHARS) -> str:
-    """A one-line notification preview of `raw`, cut at a space with "…" past `limit`."""
-    flat = " ".join(one_line(raw).split())
-    if len(flat) > limit:
-        cut = flat[: limit - 1]
-        flat = (cut.rsplit(" ", 1)[0] if " " in cut else cut) + ELLIPSIS
-    return escape_mrkdwn(flat)
-
-
-# ---------------------------------------------------------------- blocks
-
-
-def _mrkdwn(text: str) -> dict[str, Any]:
-    return {"type": "mrkdwn", "text": text, "verbatim": True}
-
-
-def section(text: str, *, accessory: Block | None = None) -> Block:
-    """A section block of mrkdwn `text` (already escaped, at most 3,000 characters)."""
-    if not 0 < len(text) <= SECTION_CHARS:
-        raise ValueError(f"section text must be 1–{SECTION_CHARS} characters, got {len(text)}")
-    block: Block = {"type": "section", "text": _mrkdwn(text)}
-    if accessory is not None:
-        block["accessory"] = accessory
-    return block
-
-
-def context(text: str) -> Block:
-    """A context block (small grey text) of one mrkdwn element."""
-    if not 0 < len(text) <= SECTION_CHARS:
-        raise ValueError(f"context text must be 1–{SECTION_CHARS} characters, got {len(text)}")
-    return {"type": "context", "elements": [_mrkdwn(text)]}
-
-
-def header(text: str) -> Block:
-    """A header block of plain `text` (at most 150 characters)."""
-    if not 0 < len(text) <= HEADER_CHARS:
-        raise ValueError(f"header text must be 1–{HEADER_CHARS} characters, got {len(text)}")
-    return {"type": "header", "text": {"type": "plain_text", "text": text}}
-
-
-def ack_button(item_id: str) -> Block:
-    """The "Acknowledge" button of an action item; its value is the item id."""
-    if not 0 < len(item_id) <= BUTTON_VALUE_CHARS:
-        raise ValueError(f"an item id must be 1–{BUTTON_VALUE_CHARS} characters")
-    return {
-        "type": "button",
-        "text": {"type": "plain_text", "text": "Acknowledge"},
-        "action_id": ACK_ACTION_ID,
-        "value": item_id,
-    }
-
-
-def _messages(blocks: Sequence[Block], preview: str) -> list[SlackMessage]:
-    """`blocks` in messages of at most 50 blocks; follow-ups' previews say "(continued)"."""
-    if not blocks:
-        blocks = [context("(empty)")]
-    preview = preview if preview.strip() else "The Wire"
-    messages = []
-    for start in range(0, len(blocks), MAX_BLOCKS):
-        text = preview if start == 0 else f"(continued) {preview}"
-        messages.append(SlackMessage(text=text, blocks=tuple(blocks[start : start + MAX_BLOCKS])))
-    return messages
-
-
-def _split_header(headline: str) -> tuple[str, str]:
-    """(header text, rest): the headline whole if it fits, else cut at a space with "…"."""
-    flat = " ".join(plain_text(headline).split())
-    if len(flat) <= HEADER_CHARS:
-        return flat, ""
-    cut = flat[: HEADER_CHARS - 1]
-    if " " in cut:
-        cut = cut.rsplit(" ", 1)[0]
-    return cut + ELLIPSIS, flat[len(cut) :].strip()
-
-
-# ---------------------------------------------------------------- parts
+__all__ = [  # what callers import from here; the building blocks live in bot.slack.layout
+    "ACK_ACTION_ID",
+    "HEADER_CHARS",
+    "MAX_BLOCKS",
+    "SECTION_CHARS",
+    "Block",
+    "SlackMessage",
+    "context",
+    "notification_text",
+    "render",
+    "text_sections",
+]
 
 
 def _cite_links(references: Sequence[Reference]):
@@ -251,7 +105,7 @@ def _cited_pieces(
         if len(escaped) <= SECTION_CHARS:
             pieces.append((" ", escaped))
         else:
-            pieces += [(" ", w) for w in _words(word, SECTION_CHARS)]
+            pieces += [(" ", w) for w in escaped_words(word, SECTION_CHARS)]
     return pieces
 
 
@@ -259,22 +113,22 @@ def render_parent(part: ParentPart) -> list[SlackMessage]:
     """Headline as a header (continued in a section when longer than 150 characters), the
     lede as a section, the window as context, and a link to the story's archive page when
     it has one."""
-    head, rest = _split_header(part.headline)
+    head, rest = split_header(part.headline)
     blocks: list[Block] = [header(head)] if head else []
     if rest:
-        blocks += [section(c) for c in _chunks(ELLIPSIS + rest)]
-    blocks += [section(c) for c in _chunks(part.lede)]
-    blocks += [context(c) for c in _chunks(part.window_label)]
+        blocks += [section(c) for c in escaped_chunks(ELLIPSIS + rest)]
+    blocks += [section(c) for c in escaped_chunks(part.lede)]
+    blocks += [context(c) for c in escaped_chunks(part.window_label)]
     if part.permalink and safe_url(part.permalink):
         blocks.append(context(link(part.permalink, "Read it in the archive")))
-    return _messages(blocks, _preview(f"{part.headline} — {part.lede}"))
+    return messages_of(blocks, preview_text(f"{part.headline} — {part.lede}"))
 
 
 def _heading_pieces(heading: str | None) -> list[tuple[str, str]]:
     """A section heading as a bold mrkdwn line (escaped; a heading too long for one section
     is bold in several pieces), or nothing."""
     flat = " ".join(one_line(heading or "").split())
-    return [("\n", f"*{chunk}*") for chunk in _chunks(flat, SECTION_CHARS - 2)]
+    return [("\n", f"*{chunk}*") for chunk in escaped_chunks(flat, SECTION_CHARS - 2)]
 
 
 def render_body(part: BodyPart) -> list[SlackMessage]:
@@ -290,15 +144,15 @@ def render_body(part: BodyPart) -> list[SlackMessage]:
         ]
         if head := _heading_pieces(heading):
             pieces = head + [("\n", p) for _, p in pieces[:1]] + pieces[1:]
-        blocks += [section(c) for c in _pack(pieces, SECTION_CHARS)]
-    preview = _preview(" ".join(s.text for s in part.sentences))
-    return _messages(blocks, preview)
+        blocks += [section(c) for c in pack(pieces, SECTION_CHARS)]
+    preview = preview_text(" ".join(s.text for s in part.sentences))
+    return messages_of(blocks, preview)
 
 
 def _item_line(item: ActionItem, references: Sequence[Reference]) -> list[tuple[str, str]]:
     pieces = [(" ", f"*[{item.urgency}]*")]
     pieces += _cited_pieces(item.text, item.refs, references)
-    pieces += [(" ", "—")] + [(" ", w) for w in _words(item.repo, SECTION_CHARS)]
+    pieces += [(" ", "—")] + [(" ", w) for w in escaped_words(item.repo, SECTION_CHARS)]
     return pieces
 
 
@@ -312,7 +166,7 @@ def _date(moment: datetime) -> str:
 def _ack_lines(acks: Sequence[AckMark]) -> list[tuple[str, str]]:
     pieces: list[tuple[str, str]] = []
     for ack in acks:
-        words = _words(ack.user_name, SECTION_CHARS - 200) or ["someone"]
+        words = escaped_words(ack.user_name, SECTION_CHARS - 200) or ["someone"]
         pieces.append(("\n", f"✓ Acknowledged by {words[0]}"))
         pieces += [(" ", w) for w in words[1:]]
         pieces.append((" ", f"on {_date(ack.acked_at)}"))
@@ -323,23 +177,23 @@ def render_action_item(part: ActionItemPart) -> list[SlackMessage]:
     """The item (urgency, text, repository, citations) with an "Acknowledge" button, then
     who acknowledged it and when. The button stays after an ack so others can add theirs."""
     item = part.item
-    chunks = _pack(_item_line(item, part.references), SECTION_CHARS)
+    chunks = pack(_item_line(item, part.references), SECTION_CHARS)
     blocks: list[Block] = [section(chunks[0], accessory=ack_button(item.id))]
     blocks += [section(c) for c in chunks[1:]]
-    blocks += [context(c) for c in _pack(_ack_lines(part.acks), SECTION_CHARS)]
-    preview = _preview(f"[{item.urgency}] {item.text} — {item.repo}")
-    return _messages(blocks, preview)
+    blocks += [context(c) for c in pack(_ack_lines(part.acks), SECTION_CHARS)]
+    preview = preview_text(f"[{item.urgency}] {item.text} — {item.repo}")
+    return messages_of(blocks, preview)
 
 
 def _reference_pieces(ref: Reference) -> list[tuple[str, str]]:
     number = f"[{ref.n}]"
-    links = _link_pieces(ref.url, ref.title, SECTION_CHARS - len(number) - 1)
+    links = link_pieces(ref.url, ref.title, SECTION_CHARS - len(number) - 1)
     suffix = f"{ref.repo}#{ref.number}" if ref.number is not None else ref.repo
     return (
         [("\n", f"{number} {links[0]}")]
         + [(" ", link_piece) for link_piece in links[1:]]
         + [(" ", "—")]
-        + [(" ", w) for w in _words(suffix, SECTION_CHARS)]
+        + [(" ", w) for w in escaped_words(suffix, SECTION_CHARS)]
     )
 
 
@@ -349,8 +203,8 @@ def render_references(part: ReferencesPart) -> list[SlackMessage]:
     pieces = [("\n", "*References*")]
     for ref in part.references:
         pieces += _reference_pieces(ref)
-    blocks = [section(c) for c in _pack(pieces, SECTION_CHARS)]
-    return _messages(blocks, f"References ({len(part.references)})")
+    blocks = [section(c) for c in pack(pieces, SECTION_CHARS)]
+    return messages_of(blocks, f"References ({len(part.references)})")
 
 
 def render_reminder(part: ReminderPart) -> list[SlackMessage]:
@@ -361,21 +215,21 @@ def render_reminder(part: ReminderPart) -> list[SlackMessage]:
     )
     lead = f"{mention} ⏰ Not acknowledged yet:".strip()
     pieces = [(" ", lead), *_item_line(part.item, ())]
-    blocks = [section(c) for c in _pack(pieces, SECTION_CHARS)]
-    preview = f"{lead} {_preview(f'[{part.item.urgency}] {part.item.text}')}"
-    return _messages(blocks, preview)
+    blocks = [section(c) for c in pack(pieces, SECTION_CHARS)]
+    preview = f"{lead} {preview_text(f'[{part.item.urgency}] {part.item.text}')}"
+    return messages_of(blocks, preview)
 
 
 def notification_text(raw: str) -> str:
     """A one-line notification preview of untrusted `raw`, escaped and cut at a space."""
-    return _preview(raw)
+    return preview_text(raw)
 
 
 def text_sections(raw: str) -> list[Block]:
     """Untrusted multi-line `raw` (a command's reply, which echoes what was typed) as
     sections: each line escaped, lines kept, split between lines to fit a section."""
-    pieces = [("\n", chunk) for line in raw.splitlines() for chunk in _chunks(line)]
-    return [section(c) for c in _pack(pieces, SECTION_CHARS)]
+    pieces = [("\n", chunk) for line in raw.splitlines() for chunk in escaped_chunks(line)]
+    return [section(c) for c in pack(pieces, SECTION_CHARS)]
 
 
 def render(part: Part) -> list[SlackMessage]:
