@@ -3,8 +3,9 @@
 Packages, lowest first; a package imports only from those above it in this list
 (`tests/test_architecture.py` holds the code to it):
 
-    errors, settings, config_errors   leaves: the error tree, the typed configuration
-                 and the one-sentence account of what is wrong with a config file
+    errors, settings, settings_sections, config_errors   leaves: the error tree, the
+                 typed configuration and its sections (one model a table), and the
+                 one-sentence account of what is wrong with a config file
     metrics, logs, progress           leaves: Prometheus metrics, text or JSON log
                  lines, and progress of long work on a terminal or in a log
     store/       SQLAlchemy tables, migrations and the repositories over them

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RANKS = {
     "errors": 0,
     "settings": 0,
+    "settings_sections": 0,
     "config_errors": 0,
     "metrics": 0,
     "logs": 0,
