@@ -20,7 +20,7 @@ try:
 except SystemExit:
     pass
 loaded = sorted(m for m in sys.modules if m.startswith(("bot.", "digest.", "sqlalchemy",
-    "aiohttp", "apscheduler", "slack_bolt", "discord")))
+    "aiohttp", "apscheduler", "slack_bolt", "discord", "pydantic")))
 print("LOADED", " ".join(loaded))
 """
 
@@ -47,6 +47,14 @@ def test_digest_help_imports_neither_the_service_nor_the_engine() -> None:
     assert "bot.app.digest_cli" in loaded
     assert "bot.app.service_cli" not in loaded
     assert not {"sqlalchemy", "aiohttp", "apscheduler", "digest.pipeline"} & loaded, sorted(loaded)
+
+
+@pytest.mark.parametrize("args", [("--help",), ("digest", "--help"), ("export", "--help")])
+def test_help_imports_no_pydantic(args: tuple[str, ...]) -> None:
+    # typer would build a pydantic TypeAdapter for the group's unset --help flag
+    loaded = loaded_after(*args)
+
+    assert not any(m == "pydantic" or m.startswith("pydantic.") for m in loaded), sorted(loaded)
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

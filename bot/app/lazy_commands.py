@@ -5,6 +5,12 @@ imports none of them; `wire digest …` imports the module of `digest` and nothi
 the service, SQLAlchemy, aiohttp or APScheduler). This is click's "lazy group" pattern on
 Typer's group class: placeholders stand in `commands` until `resolve_command` swaps in the
 real command.
+
+Typer coerces every parameter through a pydantic TypeAdapter, built the first time the
+parameter is processed, and it builds one for a help flag left unset (value None, which
+coercion returns as None before the adapter is used). Left alone, that makes `wire digest
+--help` import pydantic only to process the group's own unset `--help`; `cheap_help` gives
+the help flags the pass-through coercion instead, with the same result.
 """
 
 from __future__ import annotations
@@ -15,6 +21,11 @@ from typing import Any, ClassVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup
+
+try:  # typer's coercion layer (0.25+): the pass-through needs no pydantic
+    from typer._coercion import PassThroughRuntimeParam
+except ImportError:  # pragma: no cover - an older typer builds no adapter for help
+    PassThroughRuntimeParam = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,30 @@ class LazyTyperGroup(TyperGroup):
         if args and args[0] in self.lazy_commands:
             self.commands[args[0]] = load_command(args[0], self.lazy_commands[args[0]])
         return super().resolve_command(ctx, args)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        """The group's `--help`, coerced without pydantic."""
+        return cheap_help(super().get_help_option(ctx))
+
+
+def cheap_help(option: Any) -> Any:
+    """`option` (a help flag, or None) with typer's pass-through coercion preset.
+
+    A help flag's value is True when given and None when not; typer skips coercion of a
+    bool and returns None for None before any adapter runs, so the pass-through changes no
+    result and spares building a pydantic TypeAdapter (and importing pydantic) for it.
+    """
+    descriptor = getattr(option, "type_descriptor", None)
+    if (
+        PassThroughRuntimeParam is not None
+        and descriptor is not None
+        and descriptor.annotation is bool
+        and getattr(option, "_runtime_param", False) is None
+    ):
+        option._runtime_param = PassThroughRuntimeParam(
+            parameter_info=descriptor.parameter_info, annotation=bool
+        )
+    return option
 
 
 def load_command(name: str, lazy: LazyCommand) -> Any:
