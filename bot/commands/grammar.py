@@ -15,10 +15,25 @@ configuration (is `executorch` a project? is `xnnpack` a topic?) is the handlers
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache
 from zoneinfo import available_timezones
+
+from bot.commands.parsed import (  # re-exported: callers import them from the grammar
+    Ack,
+    Bulletins,
+    Command,
+    Help,
+    ListSubscriptions,
+    Mute,
+    Preview,
+    Rejected,
+    Schedule,
+    Subscribe,
+    Target,
+    Topics,
+    Unsubscribe,
+)
 
 USAGE = {
     "subscribe": "/wire subscribe TARGET… [-author:NAME] [-topic:NAME]  (TARGET: alias, owner/repo, topic:NAME or owner/repo topic:NAME)",
@@ -41,104 +56,6 @@ _DURATION = re.compile(r"^(?:\d{1,6}[mhd])+$")
 _UNIT = {"m": 60, "h": 3600, "d": 86400}
 _ITEM = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 _EXCLUDE = re.compile(r"^-(author|topic):(\S+)$")
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """What a subscription names: a project (alias or owner/repo), a topic, or both."""
-
-    project: str | None = None
-    topic: str | None = None
-
-    def __str__(self) -> str:
-        parts = [self.project or "", f"topic:{self.topic}" if self.topic else ""]
-        return " ".join(p for p in parts if p)
-
-
-@dataclass(frozen=True, slots=True)
-class Subscribe:
-    targets: tuple[Target, ...]
-    excludes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Unsubscribe:
-    targets: tuple[Target, ...] = ()
-    everything: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class ListSubscriptions:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Topics:
-    project: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Preview:
-    target: Target | None = None
-    excludes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """`cron` is a five-field crontab ("0 9 * * mon-fri"), None for `off`; `timezone` None
-    keeps the channel's (or the default) zone; `label` is how the reply says it."""
-
-    cron: str | None
-    timezone: str | None = None
-    label: str = "off"
-
-
-@dataclass(frozen=True, slots=True)
-class Mute:
-    """`duration` None means `mute off`."""
-
-    duration: timedelta | None
-
-
-@dataclass(frozen=True, slots=True)
-class Bulletins:
-    """`/wire bulletins on|off`: whether [immediate] items come at once, as bulletins."""
-
-    enabled: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Ack:
-    item: str
-
-
-@dataclass(frozen=True, slots=True)
-class Help:
-    command: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """Input that does not parse: `problem` says what is wrong, `usage` what would work."""
-
-    problem: str
-    usage: str
-    suggestions: tuple[str, ...] = field(default=())
-
-
-Command = (
-    Subscribe
-    | Unsubscribe
-    | ListSubscriptions
-    | Topics
-    | Preview
-    | Schedule
-    | Mute
-    | Bulletins
-    | Ack
-    | Help
-    | Rejected
-)
 
 
 def show(token: str) -> str:
