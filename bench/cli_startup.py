@@ -5,7 +5,8 @@ Reports, in one run:
 - wall time of `wire --help` and `wire digest --help` (best of `--runs`): target under 0.25 s,
   next to the help of a bare one-command Typer app (what typer, click and rich cost alone);
 - `python -X importtime` of the console script's module (bot.app.cli), of the digest command
-  (bot.app.digest_cli) and of the engine it runs (digest.pipeline);
+  (bot.app.digest_cli), of the pipeline it calls (digest.pipeline, which reads sources) and of
+  the composer that pipeline imports while the sources are read (digest.compose);
 - `wire digest --source git:CLONE` against `git log --numstat` over the same range (best of
   `--runs` each) and their ratio: target 1.5 at most.
 
@@ -171,7 +172,8 @@ def main() -> None:
     wire_help = best_of(args.runs, [*WIRE, "--help"])
     digest_help = best_of(args.runs, [*WIRE, "digest", "--help"])
     bare_help = best_of(args.runs, [*BARE_TYPER, "--help"])
-    imported = {m: import_time(m) for m in ("bot.app.cli", "bot.app.digest_cli", "digest.pipeline")}
+    modules = ("bot.app.cli", "bot.app.digest_cli", "digest.pipeline", "digest.compose")
+    imported = {m: import_time(m) for m in modules}
     span = [f"--since={args.since}", f"--until={args.until}"]
     git_log = best_of(args.runs, ["git", "-C", str(clone), "log", "--numstat", *span])
     wire_digest = best_of(
