@@ -443,3 +443,61 @@ async def test_a_retry_that_comes_due_while_a_slow_delivery_is_in_flight_goes_at
     chat.gate.set()
     summary = await asyncio.wait_for(running, timeout=5)
     assert (summary.claimed, summary.retried, summary.delivered) == (3, 1, 2)
+
+
+async def test_a_delivery_whose_lease_ran_out_in_flight_is_not_claimed_again_by_its_worker(
+    store: Store,
+) -> None:
+    # The slow delivery's lease (0.2 s) runs out while its first post is still unanswered
+    # (a database outage, a slow channel); C0's retry, due 0.4 s later, makes the worker
+    # claim again. Claimed again under the same worker id, the slow one would pass every
+    # lease check and a second task would post its parts while the first posts them too.
+    slow = await enqueue_to(store, 900, "slow")
+    await enqueue_to(store, 901, "C0")
+    chat = GatedPlatform(slow_channel="slow", others_expected=4)
+    chat.failures["C0"] = RetryableError("busy", retry_after=0.4)
+    settings = DeliverySettings(
+        workers=10, batch_size=2, lease=timedelta(seconds=0.2), poll_interval=0.01
+    )
+    running = asyncio.create_task(Worker(store, [chat], settings=settings).run_once())
+    await asyncio.wait_for(chat.others_done.wait(), timeout=5)
+    chat.gate.set()
+    summary = await asyncio.wait_for(running, timeout=5)
+    keys = [key for _, key in chat.posts]
+    assert sorted(k for k in keys if k.startswith(f"{slow}.")) == [f"{slow}.{i}" for i in range(4)]
+    assert len(keys) == len(set(keys)) == 8
+    assert (summary.claimed, summary.retried, summary.delivered, summary.lost) == (3, 1, 2, 0)
+    info = await store.listing.get(slow)
+    assert info is not None and (info.state, info.attempts) == ("delivered", 1)
+
+
+async def test_a_claim_that_fails_lets_the_deliveries_in_flight_finish_then_is_raised(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The database went away between two claims. Cancelling the delivery in flight would
+    # cut off a post that may have gone out, unrecorded and unknown to the platform's
+    # memory of keys: its retry would post the part a second time.
+    slow = await enqueue_to(store, 910, "slow")
+    await enqueue_to(store, 911, "C0")
+    chat = GatedPlatform(slow_channel="slow", others_expected=4)
+    claim_due, claims, failed = store.deliveries.claim_due, [0], asyncio.Event()
+
+    async def claim_until_the_database_goes(**kwargs):
+        claims[0] += 1
+        if claims[0] == 3:
+            failed.set()
+            raise ConnectionError("unexpected connection_lost() call")
+        return await claim_due(**kwargs)
+
+    monkeypatch.setattr(store.deliveries, "claim_due", claim_until_the_database_goes)
+    worker = Worker(store, [chat], settings=DeliverySettings(workers=2, batch_size=1))
+    running = asyncio.create_task(worker.run_once())
+    await asyncio.wait_for(failed.wait(), timeout=5)
+    chat.gate.set()
+    with pytest.raises(ConnectionError):
+        await asyncio.wait_for(running, timeout=5)
+    assert [key for channel, key in chat.posts if channel == "slow"] == [
+        f"{slow}.{i}" for i in range(4)
+    ]
+    info = await store.listing.get(slow)
+    assert info is not None and info.state == "delivered"

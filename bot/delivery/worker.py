@@ -18,7 +18,8 @@ dead-lettered before any part is posted.
 
 Concurrency: a worker keeps up to `workers` deliveries in flight, each posting its parts in
 order, and starts the next as soon as one ends, claiming `batch_size` rows at a time; a
-channel that is slow (paced, rate limited, a slow server) holds only its own slot.
+channel that is slow (paced, rate limited, a slow server) holds only its own slot. Claims
+skip the rows the worker holds even past their lease, lest two of its tasks post one part.
 
 Stopping: `run_forever(stop)` and `run_once(stop=…)` look at `stop` between parts; the part
 in flight finishes and is recorded, and the rest of that delivery is released for any
@@ -124,6 +125,7 @@ class Worker:
         self.worker_id = worker_id or default_worker_id()
         self._rng = rng or random.Random()
         self._stories: dict[str, Story] = {}
+        self._held: set[int] = set()  # delivery ids claimed and not yet settled or released
 
     async def run_once(self, *, stop: asyncio.Event | None = None) -> Summary:
         """Deliver everything due now and return what happened.
@@ -136,7 +138,7 @@ class Worker:
 
         On `stop` no delivery starts, the ones in flight finish their part in flight and
         release the rest, and claims not yet started are released untried. A store failure
-        in one delivery stops new starts too, lets the others finish, and is raised.
+        (a delivery's or a claim's) stops new starts, lets the others finish, and is raised.
         """
         stop = stop or asyncio.Event()
         total = Summary()
@@ -150,11 +152,18 @@ class Worker:
                     if len(running) >= self.settings.workers:
                         break
                     if not waiting and not exhausted:
-                        waiting.extend(await self._claim())
+                        try:
+                            waiting.extend(await self._claim())
+                        except Exception as exc:  # the store failed, as in a delivery
+                            failure = exc
+                            break
                         exhausted = not waiting
                     if not waiting:
                         break
-                    running.add(asyncio.create_task(self._start(waiting.popleft(), stop)))
+                    claimed = waiting.popleft()
+                    task = asyncio.create_task(self._start(claimed, stop))
+                    task.add_done_callback(lambda _, i=claimed.claim.id: self._held.discard(i))
+                    running.add(task)
                 if not running:
                     break
                 polling = exhausted and len(running) < self.settings.workers
@@ -170,8 +179,9 @@ class Worker:
                         failure = task.exception()
                 exhausted = exhausted and bool(running) and bool(done)
         finally:
-            for task in running:  # only when run_once itself is cancelled
-                task.cancel()
+            for task in running:  # only when run_once itself is cancelled: a post cut off
+                task.cancel()  # after it went out would be forgotten and posted again
+            self._held.difference_update(claimed.claim.id for claimed in waiting)
         for claimed in waiting:
             await self.store.deliveries.release(claimed.claim.id, worker_id=self.worker_id)
             total += Summary(claimed=1, released=1)
@@ -180,17 +190,19 @@ class Worker:
         return total
 
     async def _claim(self) -> list[_Claimed]:
-        """Claim up to `batch_size` due rows, with the parts they already have posted."""
+        """Claim up to `batch_size` due rows this worker does not hold, with their parts."""
         claimed_at = utcnow()
         claims = await self.store.deliveries.claim_due(
             worker_id=self.worker_id,
             limit=self.settings.batch_size,
             lease=self.settings.lease,
             platforms=list(self.platforms),
+            exclude=sorted(self._held),
         )
         if not claims:
             return []
         posted = await self.store.deliveries.posted_parts_of([claim.id for claim in claims])
+        self._held.update(claim.id for claim in claims)
         return [_Claimed(claim, posted[claim.id], claimed_at) for claim in claims]
 
     async def _start(self, claimed: _Claimed, stop: asyncio.Event) -> Summary:

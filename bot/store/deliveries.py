@@ -94,11 +94,15 @@ class Deliveries:
         limit: int,
         lease: timedelta,
         platforms: Collection[str] | None = None,
+        exclude: Collection[int] = (),
     ) -> list[Claim]:
         """Claim up to `limit` due deliveries for `worker_id` until now + `lease`.
 
         Due: pending with `next_attempt_at` reached, or in progress under an expired lease
-        (its worker died). Each claim counts as an attempt. Oldest due first.
+        (its worker died). Each claim counts as an attempt. Oldest due first. The ids in
+        `exclude` are never claimed: the caller still holds them (a delivery in flight
+        whose lease ran out), and a second claim under the same worker id would let two
+        tasks post the same parts.
         """
         now = utcnow()
         due = or_(
@@ -108,6 +112,8 @@ class Deliveries:
         candidates = select(D.id).where(due)
         if platforms is not None:
             candidates = candidates.where(D.platform.in_(list(platforms)))
+        if exclude:
+            candidates = candidates.where(D.id.not_in(list(exclude)))
         candidates = (
             candidates.order_by(D.next_attempt_at, D.id)
             .limit(limit)
