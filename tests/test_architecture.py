@@ -40,11 +40,7 @@ RANKS = {
 
 
 def module_name(path: Path) -> str:
-    parts = (
-        path.relative_to(ROOT).with_suffix("").parts
-        if path.suffix
-        else path.relative_to(ROOT).parts
-    )
+    parts = path.relative_to(ROOT).with_suffix("").parts  # a package folder has no suffix
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
