@@ -7,8 +7,8 @@ the same events.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from digest.config import Project, WireConfig, topic_key
@@ -173,11 +173,32 @@ def undo_target(subject: str) -> tuple[int, str]:
     return depth, text
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What one activity says on its own: its event with no topics yet, and the tags its
+    title gives them. Topics wait for the window (`TopicContext`), nothing else does, so a
+    reading can be taken while the rest of the window is still being read."""
+
+    event: Event
+    tags: tuple[str, ...]
+
+
 def classify_one(
-    activity: Activity, project: Project, context: TopicContext | None = None
+    activity: Activity,
+    project: Project,
+    context: TopicContext | None = None,
+    reading: Reading | None = None,
 ) -> Event:
     """Classify one activity of `project`; `context` carries what the window says about
-    topics (containers, spellings), else only the configured container folders count."""
+    topics (containers, spellings), else only the configured container folders count.
+    `reading` is `read_change(activity, project)` when it was taken ahead."""
+    reading = reading or read_change(activity, project)
+    topics = topics_for(activity, project, list(reading.tags), context or default_context())
+    return replace(reading.event, topics=topics)
+
+
+def read_change(activity: Activity, project: Project) -> Reading:
+    """Everything `classify_one` finds in `activity` that needs no other change of the window."""
     parts = split_title(activity.title)
     ignored = {topic_key(t) for t in project.ignore_tags} | {topic_key(project.name)}
     tags = [t for t in parts.tags if topic_key(t) not in ignored]
@@ -217,7 +238,7 @@ def classify_one(
         subject=subject,
         verb=verb,
         obj=obj.strip(),
-        topics=topics_for(activity, project, tags, context or default_context()),
+        topics=(),
         reverts_title=reverts_title,
         breaking=not undoes
         and not cleanup
@@ -229,11 +250,11 @@ def classify_one(
         risk=risk.group(1).lower() if risk else None,
         body=body,
     )
-    if event.must_act or event.urgency is not None or kind == "bump" or event.risk:
-        return event
-    paths = [f.path for f in activity.files]
-    trivia = trivia_kind(subject, paths, docs_only=kind == "docs")
-    return Event(**{**event.__dict__, "trivia": trivia}) if trivia else event
+    if not (event.must_act or event.urgency is not None or kind == "bump" or event.risk):
+        paths = [f.path for f in activity.files]
+        if trivia := trivia_kind(subject, paths, docs_only=kind == "docs"):
+            event = replace(event, trivia=trivia)
+    return Reading(event, tuple(tags))
 
 
 def _title_key(title: str) -> str:
@@ -266,8 +287,14 @@ def link_reverts(events: list[Event]) -> list[Event]:
     return result
 
 
-def classify(activities: Iterable[Activity], config: WireConfig) -> list[Event]:
-    """Classify every activity and link reverts to their originals."""
+def classify(
+    activities: Iterable[Activity],
+    config: WireConfig,
+    readings: Mapping[tuple[str, str], Reading] | None = None,
+) -> list[Event]:
+    """Classify every activity and link reverts to their originals. `readings` holds the
+    `read_change` of activities read ahead, by `reading_key`; the others are read here."""
+    readings = readings or {}
     activities = list(activities)
     by_repo: dict[str, list[Activity]] = {}
     for activity in activities:
@@ -281,5 +308,15 @@ def classify(activities: Iterable[Activity], config: WireConfig) -> list[Event]:
         )
         for repo, group in by_repo.items()
     }
-    events = [classify_one(a, config.project(a.repo), contexts[a.repo.lower()]) for a in activities]
+    events = [
+        classify_one(
+            a, config.project(a.repo), contexts[a.repo.lower()], readings.get(reading_key(a))
+        )
+        for a in activities
+    ]
     return link_reverts(events)
+
+
+def reading_key(activity: Activity) -> tuple[str, str]:
+    """The key of an activity's reading in `classify(readings=…)`."""
+    return activity.repo.lower(), activity.sha

@@ -4,19 +4,20 @@ The composer (classify, compose, check and the lexicon they read) is imported wh
 is first composed, not with this module, and the prose engine (an HTTP client) only when
 `[prose]` asks for it. `compose_window` imports the composer in a worker thread while its
 sources are read, so a command that reads a clone pays for those imports while `git log`
-runs rather than before it starts.
+runs rather than before it starts, and classifies what has arrived while the rest streams.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from digest.model import Activity, Story, Window
 from digest.sources import Source, collect
 
 if TYPE_CHECKING:
+    from digest.classify import Reading
     from digest.config import WireConfig
 
 
@@ -28,9 +29,14 @@ def load_composer() -> None:
     lexicon.load()
 
 
-async def gather(sources: Iterable[Source], window: Window) -> list[Activity]:
-    """All activity of `window` from `sources`, deduplicated, in landing order."""
-    activities = await collect(list(sources), window)
+async def gather(
+    sources: Iterable[Source],
+    window: Window,
+    each: Callable[[Activity], object] | None = None,
+) -> list[Activity]:
+    """All activity of `window` from `sources`, deduplicated, in landing order; `each` is
+    called with every activity as it arrives."""
+    activities = await collect(list(sources), window, each)
     return sorted(activities, key=lambda a: a.landed_at)
 
 
@@ -42,16 +48,29 @@ async def compose_window(
     topic: str | None = None,
     repos: Iterable[str] = (),
 ) -> Story:
-    """Gather the window's activity from `sources` and compose its checked story."""
-    gathering = asyncio.ensure_future(gather(sources, window))
+    """Gather the window's activity from `sources` and compose its checked story.
+
+    While the sources stream, the composer is imported in a thread and, once it is in, each
+    arriving activity is read (`read_change`: all of classifying but its topics), so a slow
+    source such as `git log` hides most of the classifying as well as the imports.
+    """
+    loading = asyncio.ensure_future(asyncio.to_thread(load_composer))
+    readings: dict[tuple[str, str], Reading] = {}
+
+    def read_ahead(activity: Activity) -> None:
+        if loading.done() and not loading.cancelled() and loading.exception() is None:
+            from digest.classify import read_change, reading_key
+
+            readings[reading_key(activity)] = read_change(activity, config.project(activity.repo))
+
     try:
-        await asyncio.to_thread(load_composer)
+        activities = await gather(sources, window, read_ahead)
     except BaseException:
-        gathering.cancel()
+        loading.cancel()
         raise
-    activities = await gathering
+    await loading
     return await compose_activities(
-        activities, config=config, window=window, topic=topic, repos=repos
+        activities, config=config, window=window, topic=topic, repos=repos, readings=readings
     )
 
 
@@ -62,12 +81,16 @@ async def compose_activities(
     window: Window,
     topic: str | None = None,
     repos: Iterable[str] = (),
+    readings: Mapping[tuple[str, str], Reading] | None = None,
 ) -> Story:
-    """Compose the checked story of `activities`; with `[prose] engine = "llm"` the model
-    rewrites its lede and body, and the rules' text stays whenever the rewrite fails a check."""
+    """Compose the checked story of `activities` (`readings`: those read ahead, see
+    `classify`); with `[prose] engine = "llm"` the model rewrites its lede and body, and the
+    rules' text stays whenever the rewrite fails a check."""
     from digest.compose import compose
 
-    story = compose(activities, config=config, window=window, topic=topic, repos=repos)
+    story = compose(
+        activities, config=config, window=window, topic=topic, repos=repos, readings=readings
+    )
     if config.prose.enabled:
         from digest.prose.engine import rewrite_story
 

@@ -13,10 +13,10 @@ numbering and the reference list can never disagree.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from digest.check import check_story, require_integrity
-from digest.classify import Event, classify
+from digest.classify import Event, Reading, classify
 from digest.compose.actions import acted_on, write_actions
 from digest.compose.citations import MARKER, Draft, cite, number_references
 from digest.compose.headline import draft_no_news, news, write_headline, write_lede
@@ -44,15 +44,17 @@ def compose(
     window: Window,
     topic: str | None = None,
     repos: Iterable[str] = (),
+    readings: Mapping[tuple[str, str], Reading] | None = None,
 ) -> Story:
     """Compose the checked story of `window` from its activity.
 
     `topic` narrows the story to one topic; `repos` names the repositories the story is
-    about (for the "no news" story when nothing landed). Raises StoryCheckError when the
-    story fails a rule that must never fail (1, 3 or 4 of DIGEST.md).
+    about (for the "no news" story when nothing landed); `readings` are the activities'
+    `read_change`, when taken ahead (`classify`). Raises StoryCheckError when the story
+    fails a rule that must never fail (1, 3 or 4 of DIGEST.md).
     """
     in_window = [a for a in activities if window.contains(a.landed_at)]
-    events = filter_topic(classify(in_window, config), topic, config)
+    events = filter_topic(classify(in_window, config, readings), topic, config)
     repo_names = tuple(dict.fromkeys([*repos, *(e.repo for e in events)]))
     projects = len({e.repo for e in events}) or 1
     # Every project keeps its top stories; one project alone gets the whole budget.

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from digest.errors import UnknownSourceError
@@ -56,8 +56,13 @@ def open_source(spec: str, *, repo: str | None = None, **options: Any) -> Source
     )
 
 
-async def collect(sources: list[Source], window: Window) -> list[Activity]:
-    """Gather the activity of `window` from every source, deduplicated by (repo, sha)."""
+async def collect(
+    sources: list[Source],
+    window: Window,
+    each: Callable[[Activity], object] | None = None,
+) -> list[Activity]:
+    """Gather the activity of `window` from every source, deduplicated by (repo, sha);
+    `each` is called with every activity kept, as it arrives."""
     seen: set[tuple[str, str]] = set()
     gathered: list[Activity] = []
     for source in sources:
@@ -66,4 +71,6 @@ async def collect(sources: list[Source], window: Window) -> list[Activity]:
             if key not in seen:
                 seen.add(key)
                 gathered.append(activity)
+                if each is not None:
+                    each(activity)
     return gathered
