@@ -204,10 +204,12 @@ def noun_list(words: list[str]) -> bool:
 def split_verb(text: str) -> tuple[str | None, str]:
     """Split a title into (base verb, rest); the verb is None when the title does not start
     with one. Phrasal verbs keep their particle ("back out"); gerunds, third-person and past
-    forms give their base verb ("Adding X" → ("add", "X")).
+    forms give their base verb ("Adding X" → ("add", "X")). A negated title ("Do not X",
+    "No longer X") has none: its verb is the negated one, which `clause` reads as "stops Xing".
     """
     words = text.split()
-    verb = leading_verb(words, 0) if words and not noun_list(words) else None
+    plain = words and not noun_list(words) and not negation_length(words)
+    verb = leading_verb(words, 0) if plain else None
     if verb is None:
         return None, text.strip()
     return verb.lemma, " ".join(words[verb.end :])

@@ -200,3 +200,19 @@ def test_a_list_of_noun_phrases_is_read_as_one(subject: str, expected: str) -> N
     assert clause(subject) == expected
     verb, rest = split_verb(subject)
     assert clause(rest, verb=verb) == expected
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "Do not resolve recursive `'definitions-ref'` schemas in schema cleaning",
+        "Don't link libdl when cross-compiling",
+        "No longer emit the legacy header",
+    ],
+)
+def test_a_negated_title_stops_doing_whatever_path_reads_it(subject: str) -> None:
+    # classify splits the verb off first: "Do not X" must not become "does not X", which
+    # reads as a limitation of the project rather than a change to it.
+    verb, rest = split_verb(subject)
+    assert verb is None and rest == subject
+    assert clause(rest, verb=verb).startswith("stops ")
