@@ -293,7 +293,7 @@ def classify(
     readings: Mapping[tuple[str, str], Reading] | None = None,
 ) -> list[Event]:
     """Classify every activity and link reverts to their originals. `readings` holds the
-    `read_change` of activities read ahead, by `reading_key`; the others are read here."""
+    `read_change` of activities read ahead, by `Activity.key`; the others are read here."""
     readings = readings or {}
     activities = list(activities)
     by_repo: dict[str, list[Activity]] = {}
@@ -309,14 +309,7 @@ def classify(
         for repo, group in by_repo.items()
     }
     events = [
-        classify_one(
-            a, config.project(a.repo), contexts[a.repo.lower()], readings.get(reading_key(a))
-        )
+        classify_one(a, config.project(a.repo), contexts[a.repo.lower()], readings.get(a.key))
         for a in activities
     ]
     return link_reverts(events)
-
-
-def reading_key(activity: Activity) -> tuple[str, str]:
-    """The key of an activity's reading in `classify(readings=…)`."""
-    return activity.repo.lower(), activity.sha

@@ -62,6 +62,11 @@ class Activity(_Frozen):
     def lines_changed(self) -> int:
         return sum(f.lines for f in self.files)
 
+    @property
+    def key(self) -> tuple[str, str]:
+        """What makes a change one change across sources: its repository (any case) and sha."""
+        return self.repo.lower(), self.sha
+
 
 class Window(_Frozen):
     """A half-open time interval [since, until) in UTC."""

@@ -59,9 +59,9 @@ async def compose_window(
 
     def read_ahead(activity: Activity) -> None:
         if loading.done() and not loading.cancelled() and loading.exception() is None:
-            from digest.classify import read_change, reading_key
+            from digest.classify import read_change
 
-            readings[reading_key(activity)] = read_change(activity, config.project(activity.repo))
+            readings[activity.key] = read_change(activity, config.project(activity.repo))
 
     try:
         activities = await gather(sources, window, read_ahead)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from digest.classify import classify, read_change, reading_key
+from digest.classify import classify, read_change
 from digest.compose import compose
 from digest.model import Activity, Window
 from digest.pipeline import compose_window, gather
@@ -31,7 +31,7 @@ class TrickleSource:
 def test_readings_taken_ahead_classify_as_the_whole_window_does() -> None:
     config = example_config()
     activities = both_files()
-    readings = {reading_key(a): read_change(a, config.project(a.repo)) for a in activities}
+    readings = {a.key: read_change(a, config.project(a.repo)) for a in activities}
     ahead = classify(activities, config, readings)
     assert ahead == classify(activities, config)
     # Containers and spellings come from the window, so the topics are not in the readings.
@@ -42,7 +42,7 @@ def test_readings_taken_ahead_classify_as_the_whole_window_does() -> None:
 def test_a_partial_set_of_readings_classifies_the_rest_itself() -> None:
     config = example_config()
     activities = executorch()
-    half = {reading_key(a): read_change(a, config.project(a.repo)) for a in activities[::2]}
+    half = {a.key: read_change(a, config.project(a.repo)) for a in activities[::2]}
     assert classify(activities, config, half) == classify(activities, config)
 
 

@@ -67,9 +67,8 @@ async def collect(
     gathered: list[Activity] = []
     for source in sources:
         async for activity in source.fetch(window):
-            key = (activity.repo.lower(), activity.sha)
-            if key not in seen:
-                seen.add(key)
+            if activity.key not in seen:
+                seen.add(activity.key)
                 gathered.append(activity)
                 if each is not None:
                     each(activity)
