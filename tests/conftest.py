@@ -29,6 +29,36 @@ TABLES = (
 )
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--no-skip",
+        action="store_true",
+        help="fail any test that would skip (make chaos: a round that skipped proved nothing)",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+    report = yield
+    if report.skipped and item.config.getoption("--no-skip"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under --no-skip: {reason}"
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The urgency confusion table at the end of any run that ran its tests. It is written
+    here, by the process that prints the summary, because under pytest-xdist the tests
+    themselves run in worker processes."""
+    reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])]
+    if any(r.nodeid.startswith("tests/test_urgency.py") for r in reports):
+        from tests.test_urgency import confusion_table
+
+        terminalreporter.write_sep("-", "urgency labels")
+        terminalreporter.write_line(confusion_table())
+
+
 def _asyncpg_dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 

@@ -4,7 +4,7 @@
 reading its title and body (revert, ci_gate, breaking, deprecation, new_support, none) with
 a one-line reason; `picked` says whether it was chosen by hand (every label and the hard
 cases) or drawn at random from changes nobody had looked at. The test runs the real classifier on those changes, prints the confusion
-table (in the terminal summary, on stdout and in any failure message) and holds the
+table (in the terminal summary, from tests/conftest.py; on stdout and in any failure message) and holds the
 classifier to: precision of [immediate] ≥ 0.95, recall of reverts and CI gates = 1.0.
 """
 
@@ -95,21 +95,6 @@ def immediate_precision() -> float:
 def recall(label: str) -> float:
     truths = [guess for r, guess in outcomes() if r["label"] == label]
     return sum(guess == label for guess in truths) / len(truths)
-
-
-class _TableReport:
-    """Writes the confusion table into pytest's terminal summary (visible without -s)."""
-
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        terminalreporter.write_sep("-", "urgency labels")
-        terminalreporter.write_line(confusion_table())
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _report_table(request: pytest.FixtureRequest) -> None:
-    manager = request.config.pluginmanager
-    if not manager.has_plugin("urgency-table"):
-        manager.register(_TableReport(), "urgency-table")
 
 
 def test_the_labelled_set_is_real_varied_and_explained() -> None:
