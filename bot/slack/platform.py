@@ -15,7 +15,9 @@ Idempotency (the `key` of `Platform.post`): Slack has no client message id, so
   or a failed follow-up returns the first message's ts and posts only what is missing;
 - before the first reply into a thread this process did not start (a worker resuming after
   a crash, a reminder), the thread's replies are read once with their metadata
-  (conversations.replies, include_all_metadata) and any key found there is taken as posted.
+  (conversations.replies, include_all_metadata) and any key found there is taken as posted;
+  while that read fails for a reason that passes (no answer, 5xx, 429) nothing is posted in
+  the thread, since the reply may be there already;
 - a post whose answer never came (the connection broke or timed out after the request
   went out) may have been posted: the next post of that key reads again first, the
   thread's replies for a reply, the channel's latest messages (conversations.history) for
@@ -242,12 +244,18 @@ class SlackPlatform:
         """Learn the keys already posted in `thread` (once per thread and process)."""
         if thread in self._threads:
             return
-        self._threads.note(thread, None)
         try:
             response = await self.client.conversations_replies(
                 channel=channel, ts=thread, include_all_metadata=True, limit=200
             )
         except Exception as exc:
+            error = translate_error(exc, method="conversations.replies", channel=channel)
+            if isinstance(error, RetryableError):
+                # Not readable just now (no answer, 5xx, 429): posting blind could repeat a
+                # reply whose answer was lost, so this attempt waits for a later one.
+                raise error from exc
+            # Refused (a missing scope, say): waiting will not help, so post without resuming.
             log.warning("could not read Slack thread %s in %s to resume: %s", thread, channel, exc)
-            return
-        self._learn(response.get("messages") or [])
+        else:
+            self._learn(response.get("messages") or [])
+        self._threads.note(thread, None)
