@@ -14,7 +14,7 @@ import pytest
 from digest.errors import SourceError
 from digest.model import Activity, FileChange, Window
 from digest.sources import open_source
-from digest.sources.git import GitSource
+from digest.sources.git import GitSource, _slices, reader_count
 
 PDT = timezone(timedelta(hours=-7))
 WINDOW = Window(since=datetime(2026, 5, 25, tzinfo=UTC), until=datetime(2026, 5, 26, tzinfo=UTC))
@@ -188,9 +188,10 @@ async def test_tokens_split_across_reads_parse_the_same(
     assert await read(source) == whole
 
 
-async def test_a_reader_may_stop_early(history) -> None:
+@pytest.mark.parametrize("readers", [1, 3])
+async def test_a_reader_may_stop_early(history, readers: int) -> None:
     clone, shas = history
-    stream = GitSource(clone.path, repo="o/r").fetch(WINDOW)
+    stream = GitSource(clone.path, repo="o/r", readers=readers).fetch(WINDOW)
 
     first = await anext(stream)
     await asyncio.wait_for(stream.aclose(), timeout=5)
@@ -294,7 +295,13 @@ async def test_a_message_in_a_declared_encoding_is_converted(tmp_path: Path) -> 
     assert (activity.title, activity.number) == ("Café au lait", 7)
 
 
-async def test_reading_runs_one_git_log_for_the_whole_window(
+def git_commands(trace: Path) -> list[str]:
+    """The git commands a GIT_TRACE2_EVENT trace recorded, in order."""
+    events = map(json.loads, trace.read_text().splitlines())
+    return [e["name"] for e in events if e["event"] == "cmd_name"]
+
+
+async def test_a_short_window_is_listed_once_and_shown_by_one_git_log(
     history, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clone, _ = history
@@ -303,13 +310,49 @@ async def test_reading_runs_one_git_log_for_the_whole_window(
 
     assert len(await read(GitSource(clone.path, repo="o/r"))) == 3
 
-    commands = [
-        e["name"]
-        for e in map(json.loads, trace.read_text().splitlines())
-        if e["event"] == "cmd_name"
-    ]
-    assert commands.count("log") == 1
+    commands = git_commands(trace)
+    assert commands.count("rev-list") == 1 and commands.count("log") == 1
     assert "fetch" not in commands
+
+
+@pytest.mark.parametrize("readers", [2, 3, 9])
+async def test_git_logs_side_by_side_read_the_same_commits_in_the_same_order(
+    history, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, readers: int
+) -> None:
+    clone, _ = history
+    everything = Window(
+        since=datetime(2000, 1, 1, tzinfo=UTC), until=datetime(2100, 1, 1, tzinfo=UTC)
+    )
+    alone = await read(GitSource(clone.path, repo="o/r", readers=1), everything)
+    trace = tmp_path / "trace2.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+
+    side_by_side = await read(GitSource(clone.path, repo="o/r", readers=readers), everything)
+
+    assert side_by_side == alone and len(alone) == 5
+    assert git_commands(trace).count("log") == min(readers, len(alone))
+
+
+@pytest.mark.parametrize(
+    ("commits", "cores", "expected"),
+    [(10, 8, 1), (127, 8, 1), (128, 8, 2), (634, 2, 2), (634, 1, 1), (10_000, 16, 4)],
+)
+def test_a_long_window_gets_one_git_log_per_core(
+    monkeypatch: pytest.MonkeyPatch, commits: int, cores: int, expected: int
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
+
+    assert reader_count(commits) == expected
+
+
+def test_slices_are_contiguous_nearly_equal_and_cover_every_commit() -> None:
+    shas = [f"{n:040x}" for n in range(11)]
+
+    parts = _slices(shas, 3)
+
+    assert [len(p) for p in parts] == [3, 4, 4]
+    assert [sha for part in parts for sha in part] == shas
+    assert _slices([], 3) == []
 
 
 def bare_origin_with_history(tmp_path: Path) -> tuple[Path, list[str]]:
@@ -368,7 +411,10 @@ async def test_partial_clone_is_read_without_counts_and_without_fetching(
     assert git(partial, "count-objects", "-v") == packs_before
 
 
-async def test_a_missing_blob_falls_back_to_reading_without_counts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("readers", [1, 3])
+async def test_a_missing_blob_falls_back_to_reading_without_counts(
+    tmp_path: Path, readers: int
+) -> None:
     clone = Clone(tmp_path / "clone")
     at = datetime(2026, 5, 25, 6, tzinfo=UTC)
     first = clone.commit("First", at, {"a.txt": "a\n"})
@@ -377,7 +423,7 @@ async def test_a_missing_blob_falls_back_to_reading_without_counts(tmp_path: Pat
     lost = git(clone.path, "rev-parse", f"{first}:a.txt")
     (clone.path / ".git" / "objects" / lost[:2] / lost[2:]).unlink()
 
-    activities = await read(GitSource(clone.path, repo="o/r"))
+    activities = await read(GitSource(clone.path, repo="o/r", readers=readers))
 
     assert [a.sha for a in activities] == [third, second, first]
     assert [[(f.path, f.status) for f in a.files] for a in activities] == [

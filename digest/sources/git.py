@@ -1,9 +1,11 @@
 """`git:PATH` — the first-parent history of a local clone, read offline with `git log`.
 
-One `git log -z` process streams the whole window. Every commit starts with a record
-marker, its header fields and message are NUL-terminated, and the `--raw`/`--numstat`
-entries that follow name their paths in NUL-terminated tokens, so messages and paths
-with any characters parse safely.
+`git rev-list` lists the window's commits (cheap: no diffs), then `git log --no-walk --stdin`
+shows them with their files and line counts, in `git log -z` output that
+`digest.sources.git_log` parses. Diffing for the line counts is nearly all of git's time,
+and each commit's diff is independent of the others, so a long window is shown by one
+`git log` per core, each given a contiguous slice of the list: their output is read side by
+side and yielded in order, the first slice as it streams, the later ones from memory.
 
 Git never touches the network here: lazy fetching of promisor objects is switched off
 and every transport is disallowed. In a partial clone (`--filter=blob:none`) the blobs
@@ -18,14 +20,13 @@ import asyncio
 import contextlib
 import os
 import re
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from digest.errors import SourceError
-from digest.model import Activity, FileChange, Window
-from digest.sources.commits import activity_from_commit
+from digest.model import Activity, Window
+from digest.sources.git_log import FORMAT, Commit, GitFailed, LogParser
 
 # Git stops walking at the first commit older than --since, so a commit with a skewed
 # committer date could hide older ones that are in the window; ask git for a margin more.
@@ -34,11 +35,11 @@ _SINCE_MARGIN = timedelta(days=1)
 _GIT_DATES = (datetime(1971, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
 _TRUE = ("true", "yes", "on", "1")
 _CHUNK = 1 << 16
-_NOT_YET_READ = datetime.min.replace(tzinfo=UTC)
-
-_FORMAT = "--format=%x1e%H%x00%an%x00%cI%x00%B"
-_MARKER = re.compile(rb"\x1e([0-9a-f]{40}|[0-9a-f]{64})")
-_NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.DOTALL)
+# At most this many `git log` runs side by side, and no run for fewer commits than this:
+# below it, starting another process costs more than its share of the diffing saves.
+_MAX_READERS = 4
+_MIN_COMMITS_PER_READER = 64
+_END = object()  # a slice's reader is done
 
 _OWNER_NAME = re.compile(r"[\w.-]+/[\w.-]+")
 _GITHUB_URL = re.compile(
@@ -66,9 +67,19 @@ class GitSource:
 
     scheme = "git"
 
-    def __init__(self, path: str | Path, *, repo: str | None = None, ref: str = "HEAD") -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        repo: str | None = None,
+        ref: str = "HEAD",
+        readers: int | None = None,
+    ) -> None:
+        """`readers`: how many `git log` runs show a window side by side; by default one per
+        core for a long window (`reader_count`), one for a short one."""
         self.path = Path(path).expanduser()
         self.ref = ref
+        self.readers = readers
         if not self.path.is_dir():
             raise SourceError(
                 f"git source path {self.path} does not exist or is not a directory; "
@@ -101,7 +112,7 @@ class GitSource:
                     if window.contains(commit.committed_at):
                         yielded.add(commit.sha)
                         yield commit.activity(repo)
-        except _GitFailed as failure:
+        except GitFailed as failure:
             if not with_counts:
                 raise SourceError(f"git log failed in {self.path}: {failure}") from None
             # Most likely a blob is missing; read the rest again without line counts.
@@ -110,7 +121,7 @@ class GitSource:
                     async for commit in log:
                         if window.contains(commit.committed_at) and commit.sha not in yielded:
                             yield commit.activity(repo)
-            except _GitFailed as again:
+            except GitFailed as again:
                 raise SourceError(f"git log failed in {self.path}: {again}") from None
 
     async def _check_repository(self) -> None:
@@ -164,16 +175,60 @@ class GitSource:
                 return True
         return False
 
-    async def _log(self, window: Window, *, with_counts: bool) -> AsyncIterator[_Commit]:
-        """Stream the commits of one `git log` run; raise _GitFailed when git fails."""
+    async def _log(self, window: Window, *, with_counts: bool) -> AsyncIterator[Commit]:
+        """Stream the window's commits, newest first (see the module docstring); raise
+        GitFailed when git fails."""
+        shas = await self._commits_in(window)
+        queues: list[asyncio.Queue[object]] = []
+        pumps: list[asyncio.Task[None]] = []
+        readers = min(self.readers, len(shas)) if self.readers else reader_count(len(shas))
+        for part in _slices(shas, readers):
+            queues.append(asyncio.Queue())
+            pumps.append(asyncio.create_task(self._pump(part, queues[-1], with_counts)))
+        try:
+            for queue in queues:
+                while (item := await queue.get()) is not _END:
+                    if isinstance(item, BaseException):
+                        raise item
+                    assert isinstance(item, Commit)
+                    yield item
+        finally:
+            for pump in pumps:
+                pump.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+    async def _commits_in(self, window: Window) -> list[str]:
+        """The first-parent commits of `ref` within git's (wider) date limits, newest first."""
+        code, out, err = await self._git(
+            "rev-list", "--first-parent", *_date_limits(window), "--end-of-options", self.ref, "--"
+        )
+        if code != 0:
+            raise GitFailed(_complaint(err))
+        return out.decode().split()
+
+    async def _pump(self, shas: list[str], queue: asyncio.Queue[object], with_counts: bool):
+        """Put the commits `_show` reads into `queue`, then `_END` or the failure."""
+        try:
+            async with contextlib.aclosing(self._show(shas, with_counts=with_counts)) as commits:
+                async for commit in commits:
+                    queue.put_nowait(commit)
+        except Exception as exc:  # handed to the reader, which raises it in order
+            queue.put_nowait(exc)
+        else:
+            queue.put_nowait(_END)
+
+    async def _show(self, shas: list[str], *, with_counts: bool) -> AsyncIterator[Commit]:
+        """Stream the commits `shas`, in that order, from one `git log` run."""
         diff = ["--numstat", "-M"] if with_counts else ["-M100%"]  # exact renames need no blobs
         process = await self._start(
             "log",
+            "--no-walk=unsorted",
+            "--stdin",
             "--first-parent",
             "--diff-merges=first-parent",
             "--root",
             "-z",
-            _FORMAT,
+            FORMAT,
             "--encoding=UTF-8",
             "--no-color",
             "--no-abbrev",
@@ -182,15 +237,18 @@ class GitSource:
             "--no-show-signature",
             "--raw",
             *diff,
-            *_date_limits(window),
-            "--end-of-options",
-            self.ref,
             "--",
+            stdin=True,
         )
-        assert process.stdout is not None and process.stderr is not None
+        assert process.stdin and process.stdout is not None and process.stderr is not None
         errors = asyncio.create_task(process.stderr.read())
-        parser = _LogParser()
+        parser = LogParser()
         try:
+            # git reads every revision from stdin before it writes, so this cannot deadlock.
+            process.stdin.write("".join(f"{sha}\n" for sha in shas).encode())
+            with contextlib.suppress(ConnectionError):  # git ended early: its status says why
+                await process.stdin.drain()
+            process.stdin.close()
             pending: list[bytes] = []
             while chunk := await process.stdout.read(_CHUNK):
                 *complete, rest = chunk.split(b"\0")
@@ -202,7 +260,7 @@ class GitSource:
                             yield commit
                 pending.append(rest)
             if await process.wait() != 0:
-                raise _GitFailed(_complaint(await errors))
+                raise GitFailed(_complaint(await errors))
             if (commit := parser.finish()) is not None:
                 yield commit
         finally:
@@ -217,7 +275,8 @@ class GitSource:
         assert process.returncode is not None
         return process.returncode, out, err
 
-    async def _start(self, *args: str) -> asyncio.subprocess.Process:
+    async def _start(self, *args: str, stdin: bool = False) -> asyncio.subprocess.Process:
+        """Start git in the clone; `stdin`: with a pipe to write to, else /dev/null."""
         try:
             return await asyncio.create_subprocess_exec(
                 "git",
@@ -225,7 +284,7 @@ class GitSource:
                 "-C",
                 str(self._root),
                 *args,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env=_offline_environment(self._root),
@@ -236,107 +295,18 @@ class GitSource:
             ) from None
 
 
-class _GitFailed(Exception):
-    """`git log` failed or printed what we cannot parse; the message says which."""
+def reader_count(commits: int) -> int:
+    """How many `git log` runs to show `commits` commits with: one per core this process may
+    use, within `_MAX_READERS` and `_MIN_COMMITS_PER_READER`."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(_MAX_READERS, cores or 1, commits // _MIN_COMMITS_PER_READER))
 
 
-@dataclass
-class _Commit:
-    sha: str
-    author: str = ""
-    committed_at: datetime = _NOT_YET_READ
-    message: str = ""
-    changes: list[tuple[str, str]] = field(default_factory=list)  # (status, path)
-    counts: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
-
-    def activity(self, repo: str) -> Activity:
-        files = [
-            FileChange(path=path, status=status, additions=added, deletions=deleted)
-            for status, path in self.changes
-            for added, deleted in [self.counts.get(path, (None, None))]
-        ]
-        return activity_from_commit(
-            repo=repo,
-            sha=self.sha,
-            author=self.author,
-            landed_at=self.committed_at,
-            message=self.message,
-            files=files,
-        )
-
-
-class _LogParser:
-    """Turns the NUL-separated tokens of our `git log -z` output into commits.
-
-    `feed` returns the previous commit once the next one starts; `finish` returns the last.
-    Header fields and paths are consumed by count, so they are never mistaken for markers.
-    """
-
-    def __init__(self) -> None:
-        self._commit: _Commit | None = None
-        self._kind = ""
-        self._details: tuple[bytes, ...] = ()
-        self._fields: list[bytes] = []
-        self._wanted = 0
-
-    def feed(self, token: bytes) -> _Commit | None:
-        if self._wanted:
-            self._fields.append(token)
-            self._wanted -= 1
-            if not self._wanted:
-                self._complete()
-            return None
-        text = token.lstrip(b"\n")
-        if not text:
-            return None
-        if marker := _MARKER.fullmatch(text):
-            finished = self._commit
-            self._commit = _Commit(sha=marker[1].decode())
-            self._expect("header", (), 3)  # author, committer date, message
-            return finished
-        if self._commit is None:
-            raise _GitFailed(f"unexpected output before the first commit: {text[:40]!r}")
-        if text.startswith(b":"):
-            status = text.rsplit(b" ", 1)[-1][:1]
-            self._expect("raw", (status,), 2 if status in (b"R", b"C") else 1)
-        elif numstat := _NUMSTAT.fullmatch(text):
-            added, deleted, path = numstat.groups()
-            if path:
-                self._expect("numstat", (added, deleted), 0)
-                self._fields.append(path)
-                self._complete()
-            else:  # a rename: the old and the new path follow
-                self._expect("numstat", (added, deleted), 2)
-        else:
-            raise _GitFailed(f"unexpected output in commit {self._commit.sha}: {text[:40]!r}")
-        return None
-
-    def finish(self) -> _Commit | None:
-        if self._wanted:
-            raise _GitFailed("the output ended in the middle of a commit")
-        finished, self._commit = self._commit, None
-        return finished
-
-    def _expect(self, kind: str, details: tuple[bytes, ...], wanted: int) -> None:
-        self._kind, self._details, self._fields, self._wanted = kind, details, [], wanted
-
-    def _complete(self) -> None:
-        commit = self._commit
-        assert commit is not None
-        if self._kind == "header":
-            author, committed_at, message = self._fields
-            commit.author = _text(author)
-            commit.committed_at = datetime.fromisoformat(committed_at.decode())
-            commit.message = _text(message)
-        elif self._kind == "raw":
-            commit.changes.append((_text(self._details[0]), _text(self._fields[-1])))
-        else:
-            added, deleted = (None if n == b"-" else int(n) for n in self._details)
-            commit.counts[_text(self._fields[-1])] = (added, deleted)
-
-
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")
+def _slices(shas: Sequence[str], count: int) -> list[list[str]]:
+    """`shas` cut into `count` contiguous slices of nearly equal length (none if empty)."""
+    if not shas:
+        return []
+    return [list(shas[len(shas) * i // count : len(shas) * (i + 1) // count]) for i in range(count)]
 
 
 def _date_limits(window: Window) -> list[str]:
