@@ -501,3 +501,49 @@ async def test_a_claim_that_fails_lets_the_deliveries_in_flight_finish_then_is_r
     ]
     info = await store.listing.get(slow)
     assert info is not None and info.state == "delivered"
+
+
+async def test_a_delivery_queued_while_the_worker_idles_is_posted_without_waiting_a_poll(
+    store: Store,
+) -> None:
+    """The worker waits `poll_interval` (here a minute) between empty polls, but a delivery
+    queued in this process (a bulletin, a story) rings the outbox and is claimed at once."""
+    chat = RecordingPlatform(after_post=asyncio.Event(), stop_after=4)
+    worker = Worker(store, [chat], settings=DeliverySettings(poll_interval=60))
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run_forever(stop))
+    try:
+        await asyncio.sleep(0.2)  # the outbox was empty: the worker is idling
+        assert chat.posts == []
+        queued_at = asyncio.get_running_loop().time()
+        await enqueue(store, 1, items=1)
+        await asyncio.wait_for(chat.after_post.wait(), timeout=5)
+        assert asyncio.get_running_loop().time() - queued_at < 2
+    finally:
+        stop.set()
+        summary = await asyncio.wait_for(running, timeout=5)
+    assert summary.delivered == 1 and len(chat.posts) == 4
+
+
+async def test_a_delivery_queued_while_another_is_in_flight_takes_the_free_slot_at_once(
+    store: Store,
+) -> None:
+    """With one slow delivery in flight and a slot free, a new one does not wait for the
+    poll either: it is posted while the slow one is still going."""
+    slow = RecordingPlatform(name="slow", delay=0.5)
+    fast = RecordingPlatform(name="fast", after_post=asyncio.Event(), stop_after=4)
+    worker = Worker(store, [slow, fast], settings=DeliverySettings(workers=2, poll_interval=60))
+    await enqueue(store, 1, items=1, platform="slow")
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run_forever(stop))
+    try:
+        while not slow.posts:
+            await asyncio.sleep(0.01)
+        await enqueue(store, 2, items=1, platform="fast")
+        await asyncio.wait_for(fast.after_post.wait(), timeout=5)
+        assert len(slow.posts) < 4  # the slow delivery is still under way
+    finally:
+        stop.set()
+        summary = await asyncio.wait_for(running, timeout=10)
+    assert len(fast.posts) == 4
+    assert summary.delivered + summary.released == 2

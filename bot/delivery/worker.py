@@ -30,19 +30,17 @@ worker to resume, as are claimed rows not yet started. The caller wires SIGTERM 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
 import random
-import socket
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot import logs, metrics
 
 # Kept importable from here, where they lived before the listing and follow-ups moved out.
+from bot.delivery.attempts import Summary, backoff, default_worker_id, part_key
 from bot.delivery.followups import refresh_item, send_reminders  # noqa: F401
 from bot.delivery.listing import describe, list_deliveries  # noqa: F401
 from bot.delivery.parts import item_id_of, parts_of
@@ -56,24 +54,6 @@ log = logging.getLogger("wire.deliver")
 STORY_CACHE = 256  # stories kept parsed by a worker (a story never changes under its id)
 
 
-@dataclass
-class Summary:
-    """What a run did: deliveries claimed and how each ended, and parts posted."""
-
-    claimed: int = 0
-    delivered: int = 0
-    retried: int = 0
-    dead: int = 0
-    released: int = 0
-    lost: int = 0
-    parts_posted: int = 0
-
-    def __iadd__(self, other: Summary) -> Summary:
-        for field in fields(self):
-            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
-        return self
-
-
 @dataclass(frozen=True)
 class _Claimed:
     """A claimed delivery waiting for a slot, with what was known when it was claimed."""
@@ -81,26 +61,6 @@ class _Claimed:
     claim: Claim
     posted: list[PostedPart]
     claimed_at: datetime
-
-
-def part_key(delivery_id: int, part_index: int) -> str:
-    """The idempotency key of one part of one delivery."""
-    return f"{delivery_id}.{part_index}"
-
-
-def backoff(
-    attempts: int, *, base: float, cap: float, retry_after: float | None, rng: random.Random
-) -> float:
-    """Seconds to wait after failed attempt number `attempts` (1-based): a uniform draw in
-    [0, min(cap, base·2^(attempts-1))] ("full jitter"), but never less than `retry_after`."""
-    ceiling = min(cap, base * 2 ** max(attempts - 1, 0))
-    delay = rng.uniform(0, ceiling)
-    return max(delay, retry_after or 0.0)
-
-
-def default_worker_id() -> str:
-    """host:pid plus a random suffix, unique among live workers."""
-    return f"{socket.gethostname()}:{os.getpid()}:{random.randrange(16**6):06x}"
 
 
 class Worker:
@@ -126,6 +86,7 @@ class Worker:
         self._rng = rng or random.Random()
         self._stories: dict[str, Story] = {}
         self._held: set[int] = set()  # delivery ids claimed and not yet settled or released
+        self._arrivals = store.deliveries.arrivals  # rung by each enqueue in this process
 
     async def run_once(self, *, stop: asyncio.Event | None = None) -> Summary:
         """Deliver everything due now and return what happened.
@@ -167,17 +128,23 @@ class Worker:
                 if not running:
                     break
                 polling = exhausted and len(running) < self.settings.workers
-                done, running = await asyncio.wait(
-                    running,
+                arrival = asyncio.ensure_future(self._arrivals.wait()) if polling else None
+                done, _ = await asyncio.wait(
+                    {*running, arrival} - {None},
                     timeout=self.settings.poll_interval if polling else None,
                     return_when=asyncio.FIRST_COMPLETED,
                 )
+                if arrival is not None:
+                    arrival.cancel()
+                    done.discard(arrival)
+                running -= done
                 for task in done:
                     if task.exception() is None:
                         total += task.result()
                     elif failure is None:
                         failure = task.exception()
                 exhausted = exhausted and bool(running) and bool(done)
+                exhausted = exhausted and not self._arrivals.is_set()
         finally:
             for task in running:  # only when run_once itself is cancelled: a post cut off
                 task.cancel()  # after it went out would be forgotten and posted again
@@ -192,6 +159,9 @@ class Worker:
     async def _claim(self) -> list[_Claimed]:
         """Claim up to `batch_size` due rows this worker does not hold, with their parts."""
         claimed_at = utcnow()
+        # Cleared before the claim: a row queued from here on rings again, so none waits
+        # for a poll that this claim missed.
+        self._arrivals.clear()
         claims = await self.store.deliveries.claim_due(
             worker_id=self.worker_id,
             limit=self.settings.batch_size,
@@ -222,9 +192,19 @@ class Worker:
             done = await self.run_once(stop=stop)
             total += done
             if done.claimed == 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), timeout=self.settings.poll_interval)
+                await self._idle(stop)
         return total
+
+    async def _idle(self, stop: asyncio.Event) -> None:
+        """Wait `poll_interval`, or less: until `stop` or a delivery is queued here."""
+        waits = {asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._arrivals.wait())}
+        try:
+            await asyncio.wait(
+                waits, timeout=self.settings.poll_interval, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
     async def _story(self, story_id: str) -> Story | None:
         story = self._stories.get(story_id)

@@ -4,10 +4,15 @@ Claiming is one statement on both backends: `UPDATE … WHERE id IN (SELECT … 
 FOR UPDATE SKIP LOCKED) RETURNING …`. PostgreSQL skips rows another worker has locked;
 SQLite has no row locks but runs the statement under `BEGIN IMMEDIATE`, which serializes
 writers, so two workers never claim the same row there either.
+
+Each new pending row rings `arrivals`, so a worker of this process that is waiting for its
+next poll claims it at once (a bulletin, a story); workers of other processes find it at
+their next poll.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection
 from datetime import datetime, timedelta
 
@@ -36,6 +41,7 @@ class Deliveries:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self.arrivals = asyncio.Event()  # set by each enqueue that queued a pending row
         # The statements of the hot path are built once: each part costs one transaction.
         mine = update(D).where(
             (D.id == bindparam("did"))
@@ -85,6 +91,8 @@ class Deliveries:
             await save_story_on(conn, story)
             created = (await conn.execute(statement)).rowcount == 1
             row = (await conn.execute(select(D.id, D.state).where(key))).one()
+        if created and row.state == "pending":
+            self.arrivals.set()
         return Enqueued(id=row.id, created=created, state=row.state)
 
     async def claim_due(
