@@ -54,7 +54,7 @@ def period_words(window: Window) -> tuple[str, str]:
 
 
 def _lede_phrase(unit: Unit) -> str:
-    return past_tense(_predicate(unit.lead, max_words=8, headline=True))
+    return past_tense(_predicate(unit.lead, max_words=8, headline=True, articles=True))
 
 
 def _joined_phrases(phrases: list[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from digest import lexicon
+from digest.articles import with_article
 from digest.classify import Event
 from digest.config import WireConfig, topic_key
 from digest.language import clause, nominalize, shorten, split_verb
@@ -29,8 +30,12 @@ def _quoted_title(event: Event, *, max_words: int) -> str:
     return f"“{_object(event, max_words=max_words)}”"
 
 
-def _predicate(event: Event, *, max_words: int, headline: bool = False) -> str:
-    """The verb phrase for an event, with reverts named by a noun phrase when the table allows."""
+def _predicate(
+    event: Event, *, max_words: int, headline: bool = False, articles: bool | None = None
+) -> str:
+    """The verb phrase for an event, with reverts named by a noun phrase when the table allows.
+    `articles` (by default: not in a headline) puts back the article a title leaves out
+    ("adds a topk fallback kernel"); headlines keep the title's telegraphic style."""
     if event.kind == "revert":
         nominal = nominalize(clean_fragment(event.obj))
         if nominal and headline:
@@ -41,7 +46,10 @@ def _predicate(event: Event, *, max_words: int, headline: bool = False) -> str:
     obj = _object(event, max_words=max_words)
     if event.kind == "reland" and split_verb(obj)[0] is not None:
         return f"relands {_quoted_title(event, max_words=max_words)}"
-    return clause(obj, verb=event.verb)
+    predicate = clause(obj, verb=event.verb)
+    return (
+        with_article(predicate) if (not headline if articles is None else articles) else predicate
+    )
 
 
 def _area(event: Event) -> str | None:

@@ -1,0 +1,125 @@
+"""The article a title leaves out, put back where prose needs one.
+
+Titles are written in headline style: "Add topk fallback kernel via MPSGraph", "Fix missing
+`max_length` check". A sentence needs "adds a topk fallback kernel", "fixes a missing
+`max_length` check". `with_article` puts "a" or "an" before the object of a verb that
+makes something new (add, introduce, implement, create), or of "fix" when the object opens
+with a word that names a fault ("missing", "broken"), and only when it is sure: the object's
+head noun (its last word before a preposition, a conjunction, a participle or the end) must
+be a plain singular noun that has a plural, not a name, an acronym, code, a gerund or a mass
+noun ("support", "documentation", most nouns in -tion), and nothing may come before the
+object that already determines it ("the", "two", "`foo`'s"). "a" or "an" goes by sound as
+far as spelling tells it: "an SDK", "a RISC-V", "a unit", "an hour".
+"""
+
+from __future__ import annotations
+
+import re
+
+from digest import lexicon
+from digest.language_words import CONJUNCTIONS, DETERMINERS, PREPOSITIONS, bare, words
+
+MAKING_VERBS = words("adds introduces implements creates")
+FAULTS = words(
+    "missing incorrect wrong broken invalid bad duplicate stale inconsistent misleading "
+    "redundant unnecessary potential possible rare subtle occasional intermittent flaky "
+    "spurious confusing unclear misplaced"
+)
+# Nouns that take no article in the singular when they name an amount of something.
+MASS_NOUNS = words(
+    "support coverage documentation docs information infrastructure tooling data metadata "
+    "telemetry guidance code software hardware functionality logic behavior behaviour "
+    "compatibility interoperability parallelism concurrency performance security safety "
+    "validation handling logging tracing testing caching linting typing packaging "
+    "configuration evidence feedback progress research work traffic storage memory "
+    "observability visibility instrumentation automation governance access usage "
+    "precision quantization serialization deserialization compilation inference training "
+    "ci cd ui ux api io"
+)
+# Heads that read better with "the": "adds the ability to resume", not "an ability".
+DEFINITE_HEADS = words("ability possibility capability")
+# Most nouns in -tion/-sion name a process here ("adds KV cache compression"); these name a thing.
+COUNT_ION_NOUNS = words(
+    "option function section version extension region session implementation definition "
+    "exception condition assertion question collection annotation transition partition "
+    "position migration action connection instruction application operation expression "
+    "permission notification description"
+)
+_NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | words("when if where while so that which who using")
+_CODE = re.compile(r"[`_./()\[\]{}<>:=#@$\\|*0-9]")
+_NUMBER = re.compile(r"^\d|^(one|two|three|four|five|six|seven|eight|nine|ten)$", re.I)
+# "a" before these vowel spellings, which sound like "you", "one" or "yoo-".
+_VOWEL_BUT_CONSONANT = re.compile(r"^(one\b|once|uni|use|usa|usu|uti|ura|ure|uro|us-|eu|ewe)", re.I)
+# "an" before these consonant spellings, whose "h" is silent.
+_SILENT_H = re.compile(r"^(hour|honest|honou?r|heir)", re.I)
+# Letter names that begin with a vowel sound, for acronyms read letter by letter ("an SDK").
+_VOWEL_LETTERS = frozenset("AEFHILMNORSX")
+
+
+def with_article(predicate: str) -> str:
+    """`predicate` ("adds topk fallback kernel via MPSGraph") with "a"/"an" before its
+    object where the module docstring says one belongs; otherwise unchanged."""
+    verb, _, rest = predicate.partition(" ")
+    object_words = rest.split(" ") if rest else []
+    head = _head(verb, object_words) if object_words else None
+    if head is None:
+        return predicate
+    article = "the" if head in DEFINITE_HEADS else indefinite_article(object_words[0])
+    return f"{verb} {article} {rest}"
+
+
+def _head(verb: str, object_words: list[str]) -> str | None:
+    """The object's head noun when the object takes an article, else None."""
+    first = bare(object_words[0])
+    if verb == "fixes":
+        if first.lower() not in FAULTS:
+            return None
+    elif verb not in MAKING_VERBS:
+        return None
+    if first.lower() in DETERMINERS or _NUMBER.match(first) or "'" in object_words[0]:
+        return None
+    phrase: list[str] = []
+    for word in object_words:
+        lowered = bare(word).lower()
+        if lowered in _NOT_HEAD or word.startswith(("(", "[")):
+            break
+        if phrase and lowered.endswith("ing"):  # a participle or a gerund head: unsure
+            return None
+        phrase.append(word)
+        if word.endswith((",", ";", ":")):
+            break
+    if not phrase or _CODE.search(phrase[-1].rstrip(",;:")):
+        return None
+    head = bare(phrase[-1])
+    return head if _is_singular_count_noun(head) else None
+
+
+def _is_singular_count_noun(word: str) -> bool:
+    """True for a lowercase word the lexicon knows as a singular noun with a plural."""
+    if not word.isalpha() or not word.islower() or word.endswith("ing") or word in MASS_NOUNS:
+        return False
+    if word.endswith(("tion", "sion")) and word not in COUNT_ION_NOUNS:
+        return False
+    nouns = lexicon.all_lemmas(word).get("NOUN")
+    if not nouns or word not in nouns:
+        return False
+    plurals = lexicon.inflection(word, "NNS")
+    return bool(plurals) and plurals[0] != word  # ("checks", "check"): a count noun first
+
+
+def indefinite_article(word: str) -> str:
+    """ "a" or "an" for the sound `word` begins with: a code span by its first letter, an
+    acronym by its first letter's name, any other word by its spelling."""
+    text = bare(word).strip("`_-")
+    if not text:
+        return "a"
+    if len(text) > 1 and text[:2].isupper() and text[:2].isalpha():
+        # Read letter by letter ("an SDK", "an MLX") unless it reads as a word ("a RISC-V").
+        spoken = len(text) > 2 and text[1] in "AEIOU" and text[2].isupper()
+        if not spoken:
+            return "an" if text[0] in _VOWEL_LETTERS else "a"
+    if _SILENT_H.match(text):
+        return "an"
+    if _VOWEL_BUT_CONSONANT.match(text):
+        return "a"
+    return "an" if text[0].lower() in "aeiou" else "a"

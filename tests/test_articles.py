@@ -1,0 +1,110 @@
+"""The article a title leaves out: put back where a sentence needs one, and only there."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest.articles import indefinite_article, with_article
+from digest.compose import compose
+from digest.pipeline import load_composer
+from tests.digest_data import example_config, executorch, window
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _lexicon() -> None:
+    load_composer()
+
+
+@pytest.mark.parametrize(
+    ("predicate", "expected"),
+    [
+        ("adds topk fallback kernel via MPSGraph", "adds a topk fallback kernel via MPSGraph"),
+        (
+            "adds overall job status Grafana dashboard",
+            "adds an overall job status Grafana dashboard",
+        ),
+        ("fixes missing `max_length` check on lazy", "fixes a missing `max_length` check on lazy"),
+        ("adds `AliasGenerator` hook", "adds an `AliasGenerator` hook"),
+        ("adds SDK wrapper for Rust", "adds an SDK wrapper for Rust"),
+        ("adds RISC-V smoke test on QEMU", "adds a RISC-V smoke test on QEMU"),
+        ("adds us-east-1 cluster", "adds a us-east-1 cluster"),
+        ("adds unit test for Y", "adds a unit test for Y"),
+        ("adds hourly job", "adds an hourly job"),
+        ("adds ability to resume", "adds the ability to resume"),
+        ("introduces new cache protocol", "introduces a new cache protocol"),
+        ("adds Gemma 4 model, export, and runner", "adds a Gemma 4 model, export, and runner"),
+    ],
+)
+def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) -> None:
+    assert with_article(predicate) == expected
+
+
+@pytest.mark.parametrize(
+    "predicate",
+    [
+        "adds OSS Buck build support and CI for Qualcomm backend",  # a mass noun
+        "adds PR-blocking CI for QNN model tests",  # an acronym head
+        "adds ENIConfig CRs and base node AZ labels",  # a plural, a name
+        "adds tests for X",  # a plural
+        "adds the thing",  # determined already
+        "adds two kernels",  # a number
+        "adds `foo`'s option",  # a possessive
+        "adds KV cache compression for Qwen",  # a process, not a thing
+        "adds `exp` support using new Neutron flow",  # a mass noun before a participle
+        "adds per-pass compute dispatch ordering",  # a gerund head
+        "adds fuse() to patterns",  # code
+        "adds Yolo26 Sample for OpenVINO",  # a capitalized head: perhaps a name
+        "fixes missing imports",  # a plural
+        "fixes typo in docs",  # "fixes" without a word that names a fault
+        "updates user guide",  # not a verb that makes something new
+        "adds",
+    ],
+)
+def test_an_object_that_needs_no_article_or_may_not_is_left_as_it_is(predicate: str) -> None:
+    assert with_article(predicate) == predicate
+
+
+@pytest.mark.parametrize(
+    ("word", "article"),
+    [
+        ("apple", "an"),
+        ("banana", "a"),
+        ("`max_length`", "a"),
+        ("`AliasGenerator`", "an"),
+        ("MLX", "an"),
+        ("XNNPACK", "an"),
+        ("CUDA", "a"),
+        ("TOSA", "a"),
+        ("one-off", "a"),
+        ("unit", "a"),
+        ("unused", "an"),
+        ("hour", "an"),
+        ("_ENABLE_VGF", "an"),
+        ("O(1)", "an"),
+    ],
+)
+def test_a_or_an_goes_by_sound(word: str, article: str) -> None:
+    assert indefinite_article(word) == article
+
+
+def test_the_body_lede_and_items_have_articles() -> None:
+    story = compose(
+        executorch(),
+        config=example_config(),
+        window=window("2026-04-20T00:00:00+00:00", "2026-04-21T00:00:00+00:00"),
+    )
+
+    assert "adds a topk fallback kernel via MPSGraph" in " ".join(s.text for s in story.body)
+    assert story.lede.endswith("as well as a topk fallback kernel via MPSGraph.")
+    assert any("adds a topk fallback kernel" in item.text for item in story.action_items)
+
+
+def test_the_headline_keeps_the_title_telegraphic() -> None:
+    story = compose(
+        executorch(),
+        config=example_config(),
+        window=window("2026-04-07T00:00:00+00:00", "2026-04-08T00:00:00+00:00"),
+    )
+
+    assert story.headline == "EXECUTORCH ADDS MLX DELEGATE (PART 1)"
+    assert story.body[0].text.startswith("ExecuTorch adds an MLX delegate (part 1)")
