@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -83,8 +84,8 @@ class ReferenceView:
 
 
 @dataclass(frozen=True, slots=True)
-class StoryView:
-    """A story as its page shows it."""
+class SummaryView:
+    """A story as the list page shows it."""
 
     id: str
     headline: str
@@ -92,6 +93,12 @@ class StoryView:
     window: str
     projects: str
     topic: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoryView(SummaryView):
+    """A story as its page shows it: what the list shows, and the story itself."""
+
     paragraphs: tuple[tuple[str | None, Markup], ...]
     items: tuple[ItemView, ...]
     references: tuple[ReferenceView, ...]
@@ -143,37 +150,25 @@ def story_view(
         for item in story.action_items
     )
     return StoryView(
-        id=story.id,
-        headline=story.headline,
-        lede=story.lede,
-        window=story.window.label(),
-        projects=project_names(story, config),
-        topic=story.topic,
+        **_summary_fields(story, config),
         paragraphs=paragraphs,
         items=items,
         references=tuple(_reference(ref) for ref in story.references),
     )
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryView:
-    """A story as the list page shows it."""
-
-    id: str
-    headline: str
-    lede: str
-    window: str
-    projects: str
-    topic: str | None
-
-
 def summary_view(story: Story, *, config: WireConfig) -> SummaryView:
     """One entry of the list page."""
-    return SummaryView(
-        id=story.id,
-        headline=story.headline,
-        lede=story.lede,
-        window=story.window.label(),
-        projects=project_names(story, config),
-        topic=story.topic,
-    )
+    return SummaryView(**_summary_fields(story, config))
+
+
+def _summary_fields(story: Story, config: WireConfig) -> dict[str, Any]:
+    """What the list entry and the page of a story both show."""
+    return {
+        "id": story.id,
+        "headline": story.headline,
+        "lede": story.lede,
+        "window": story.window.label(),
+        "projects": project_names(story, config),
+        "topic": story.topic,
+    }
