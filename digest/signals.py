@@ -104,7 +104,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*]\s+")
 _NEW_SUPPORT = re.compile(
     r"^(add|enable|introduce|implement|extend|expose)\b.{0,80}\bsupport(s|ed)?\b"
     r"|^supports?\b|^add\b.{0,60}\b(ops?|operators?|kernels?|backend|dtypes?|handler)\b"
-    r"|^(?!(remove|drop|disable|deprecate)\b)[\w.+-]+(\s+[\w.+-]+){0,3}\s+support\b",
+    r"|^(?!(remove|drop|disable|deprecate)\b)[\w.+-]+(\s+[\w.+-]+){0,3}\s+support\b"
+    # Input newly taken: "Accept `None` in X", "Allow periods in Y", "Recognise Z as a type".
+    r"|^(accept|allow|recogni[sz]e)s?\b.{1,60}?\b(in|as|for|on)\b",
     re.I,
 )
 

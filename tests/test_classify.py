@@ -10,6 +10,7 @@ from digest.classify import classify, classify_one, clean_body, split_title, und
 from digest.config import Project, TopicRule, WireConfig
 from digest.language import nominalize, split_verb, third_person
 from digest.model import Activity, FileChange
+from digest.signals import is_new_support
 from digest.sources.commits import split_message
 from tests.digest_data import example_config
 
@@ -300,3 +301,19 @@ def test_routine_bumps_rank_below_real_work() -> None:
     order = [e.activity.title for e, _ in rank([routine, fix, major])]
     assert order.index(fix.activity.title) < order.index(routine.activity.title)
     assert order.index(major.activity.title) < order.index(routine.activity.title)
+
+
+@pytest.mark.parametrize(
+    ("title", "new"),
+    [
+        ("Add int4 support for XNNPACK linear", True),
+        ("Accept `None` in `MultiHostUrl.build()`'s `hosts` parameter", True),
+        ("Allow periods in unquoted `NameEmail` display names", True),
+        ("Recognise `WindowsPath` as a schema type", True),
+        ("Accept review suggestions", False),  # no input named
+        ("Allow", False),
+        ("Remove int4 support for XNNPACK linear", False),
+    ],
+)
+def test_new_support_includes_input_newly_accepted(title: str, new: bool) -> None:
+    assert is_new_support(title) is new

@@ -123,6 +123,13 @@ def test_immediate_is_precise_and_no_revert_or_ci_gate_is_missed() -> None:
     assert recall("ci_gate") == 1.0, table
 
 
+def test_plan_items_are_precise_and_find_most_new_support() -> None:
+    table = confusion_table()
+    wrongly_planned = [r for r, guess in outcomes() if guess == "new_support" != r["label"]]
+    assert wrongly_planned == [], table
+    assert recall("new_support") >= 0.8, table
+
+
 # ---------------------------------------------------------------- what the data lacks
 
 BARE = Project(repo="acme/widgets", name="widgets")
