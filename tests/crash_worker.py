@@ -1,5 +1,7 @@
 """A delivery worker process for the crash test: delivers everything in the outbox to the
-loopback chat server, then exits 0. The test SIGKILLs it at random moments.
+loopback chat server, then exits 0. The test SIGKILLs it at random moments. The test starts
+it with `run` in a process forked from a server that imported this module already (start-up
+is then a fork, not a second of imports); by hand:
 
     python -m tests.crash_worker --database URL --server http://127.0.0.1:PORT --worker-id ID
 """
@@ -73,10 +75,15 @@ async def main(database: str, server: str, worker_id: str) -> None:
             await asyncio.sleep(0.05)
 
 
+def run(database: str, server: str, worker_id: str) -> None:
+    """The process's whole life: deliver until the outbox is empty."""
+    asyncio.run(main(database, server, worker_id))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--database", required=True)
     parser.add_argument("--server", required=True)
     parser.add_argument("--worker-id", required=True)
     args = parser.parse_args()
-    asyncio.run(main(args.database, args.server, args.worker_id))
+    run(args.database, args.server, args.worker_id)
