@@ -401,3 +401,25 @@ def test_a_day_gives_a_repeated_subject_a_stand_in() -> None:
     assert "Elsewhere, it adds dedicated nodepool fleets" in " ".join(body)
     subjects = [_opening_subject(text) for text in body]
     assert all(a != b for a, b in pairwise(subjects)), subjects
+
+
+def test_a_quoted_title_is_whole_or_ends_in_an_ellipsis() -> None:
+    """A quotation (a backed-out or relanded title) is the title as written, or a cut of it
+    marked with "…", across every day and week of the corpus."""
+    config = example_config()
+    quotes = cut = 0
+    for name, activities, span in every_window():
+        story = compose(activities, config=config, window=span)
+        titles = [ref.title.lower() for ref in story.references]
+        texts = [story.headline, story.lede, *(s.text for s in story.body)]
+        texts += [item.text for item in story.action_items]
+        for quote in (q[1:-1] for text in texts for q in re.findall(r"“[^”]*”", text)):
+            quotes += 1
+            label = f"{name} {span.label()}: “{quote}”"
+            if quote.endswith("…"):
+                cut += 1
+                assert any(quote[:-1].lower() in title for title in titles), label
+            else:  # whole: in some title, and no word of it follows the quotation there
+                rests = [t.split(quote.lower(), 1)[1] for t in titles if quote.lower() in t]
+                assert any(not re.match(r"\s*\w", rest) for rest in rests), label
+    assert quotes > 50 and cut > 0, (quotes, cut)

@@ -27,7 +27,12 @@ def _object(event: Event, *, max_words: int) -> str:
 
 
 def _quoted_title(event: Event, *, max_words: int) -> str:
-    return f"“{_object(event, max_words=max_words)}”"
+    """The title in quotation marks; a quotation cut short ends in an ellipsis inside the
+    marks, so it never reads as the whole title ("“Add grammar fields to X for…”")."""
+    whole = clean_fragment(event.obj)
+    quoted = _object(event, max_words=max_words)
+    cut = len(quoted.split()) < len(whole.split()) and not quoted.endswith("…")
+    return f"“{quoted}…”" if cut else f"“{quoted}”"
 
 
 def _predicate(
