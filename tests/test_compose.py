@@ -423,3 +423,28 @@ def test_a_quoted_title_is_whole_or_ends_in_an_ellipsis() -> None:
                 rests = [t.split(quote.lower(), 1)[1] for t in titles if quote.lower() in t]
                 assert any(not re.match(r"\s*\w", rest) for rest in rests), label
     assert quotes > 50 and cut > 0, (quotes, cut)
+
+
+def test_an_object_closing_on_the_projects_own_name_drops_it_but_a_quotation_keeps_it() -> None:
+    def landed(title: str, hour: int) -> Activity:
+        return Activity(
+            repo="pytorch/executorch",
+            sha=f"{hour:040x}",
+            title=title,
+            landed_at=datetime(2026, 6, 2, hour, tzinfo=UTC),
+            files=(FileChange(path="extension/image/processor.cpp", additions=120, deletions=3),),
+        )
+
+    story = compose(
+        [
+            landed("Add ImageProcessor library to ExecuTorch", 3),
+            landed('Revert "Add Arduino library support for ExecuTorch"', 5),
+        ],
+        config=example_config(),
+        window=window("2026-06-02T00:00:00+00:00", "2026-06-03T00:00:00+00:00"),
+    )
+
+    body = " ".join(s.text for s in story.body)
+    assert "adds an ImageProcessor library [" in body
+    assert "“Add Arduino library support for ExecuTorch”" in body
+    assert "library to ExecuTorch" not in body + story.lede + story.headline.title()

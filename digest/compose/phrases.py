@@ -21,16 +21,28 @@ def _name(config: WireConfig, repo: str) -> str:
 
 
 def _object(event: Event, *, max_words: int) -> str:
-    text = clean_fragment(event.obj)
-    words = text.split()
-    return text if len(words) <= max_words else shorten(text, max_words=max_words)
+    return _fit(_without_own_name(clean_fragment(event.obj), event), max_words=max_words)
+
+
+def _fit(text: str, *, max_words: int) -> str:
+    return text if len(text.split()) <= max_words else shorten(text, max_words=max_words)
+
+
+def _without_own_name(text: str, event: Event) -> str:
+    """`text` without a closing "for <project>" or "to <project>": every sentence about the
+    change names the project already ("ExecuTorch adds an ImageProcessor library")."""
+    match = re.search(r"\s+(?:for|to|into|in)\s+(\S+)$", text)
+    if match is None or len(text[: match.start()].split()) < 2:
+        return text
+    own = {topic_key(event.project.name), topic_key(event.project.repo.split("/", 1)[1])}
+    return text[: match.start()] if topic_key(match[1].strip("`.,")) in own else text
 
 
 def _quoted_title(event: Event, *, max_words: int) -> str:
     """The title in quotation marks; a quotation cut short ends in an ellipsis inside the
     marks, so it never reads as the whole title ("“Add grammar fields to X for…”")."""
-    whole = clean_fragment(event.obj)
-    quoted = _object(event, max_words=max_words)
+    whole = clean_fragment(event.obj)  # verbatim: a quotation keeps the project's name
+    quoted = _fit(whole, max_words=max_words)
     cut = len(quoted.split()) < len(whole.split()) and not quoted.endswith("…")
     return f"“{quoted}…”" if cut else f"“{quoted}”"
 
