@@ -130,6 +130,11 @@ def formatter(format: Literal["text", "json"], *, secrets: Iterable[str] = ()) -
     return JsonFormatter(redact) if format == "json" else TextFormatter(redact)
 
 
+# Libraries whose INFO records are about themselves, not about the service: Alembic lists
+# each plugin it sets up whenever it is first imported, which is when the store migrates.
+QUIET_LOGGERS = ("alembic.runtime.plugins",)
+
+
 def configure(
     *,
     level: str = "INFO",
@@ -147,6 +152,8 @@ def configure(
     handler._wire = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(level)
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
     return handler
 
 
