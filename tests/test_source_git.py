@@ -224,7 +224,8 @@ async def test_odd_paths_and_type_changes_parse(tmp_path: Path) -> None:
     )
 
 
-async def test_merge_commits_follow_the_first_parent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("readers", [1, 3])
+async def test_merge_commits_follow_the_first_parent(tmp_path: Path, readers: int) -> None:
     clone = Clone(tmp_path / "clone")
     day = datetime(2026, 5, 25, 8, tzinfo=UTC)
     base = clone.commit("Base", day, {"a.txt": "a\n"})
@@ -244,7 +245,7 @@ async def test_merge_commits_follow_the_first_parent(tmp_path: Path) -> None:
     )
     merge = git(clone.path, "rev-parse", "HEAD")
 
-    activities = await read(GitSource(clone.path, repo="o/r"))
+    activities = await read(GitSource(clone.path, repo="o/r", readers=readers))
 
     assert [a.sha for a in activities] == [merge, main, base]
     assert side not in {a.sha for a in activities}
