@@ -94,8 +94,9 @@ class Worker:
         A sliding window: up to `settings.workers` deliveries are in flight, and as each one
         ends the next starts, claiming `batch_size` more rows whenever the claimed ones run
         out; one slow channel never holds back the others. When the outbox had nothing due,
-        it is looked at again every `poll_interval` while a slot is free, and once more when
-        nothing is in flight, for rows that came due meanwhile (new ones, retries).
+        it is looked at again every `poll_interval` while a slot is free, at once when this
+        process queues a delivery (`Deliveries.arrivals`), and once more when nothing is in
+        flight, for rows that came due meanwhile (new ones, retries).
 
         On `stop` no delivery starts, the ones in flight finish their part in flight and
         release the rest, and claims not yet started are released untried. A store failure
