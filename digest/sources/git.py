@@ -104,7 +104,7 @@ class GitSource:
             return
         with_counts = not await self._is_partial_clone()
         yielded: set[str] = set()
-        # `aclosing`: a reader that stops early closes the `git log` run (kills and reaps it)
+        # `aclosing`: a reader that stops early closes the `git log` runs (kills and reaps them)
         # now, not whenever the abandoned generator is collected, perhaps after its loop.
         try:
             async with contextlib.aclosing(self._log(window, with_counts=with_counts)) as log:
