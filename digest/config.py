@@ -61,6 +61,9 @@ class Project(BaseModel):
     ignore_tags: tuple[str, ...] = ()
     # The web archive neither lists nor serves its stories without `[web] token`.
     private: bool = False
+    # Folders whose subfolders are backends: a change under backends/arm/ happened in
+    # "<name>'s Arm backend". Empty for a project that has none.
+    backend_folders: tuple[str, ...] = ("backends",)
 
     @property
     def owner_name(self) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from itertools import pairwise
 import pytest
 
 from digest.compose import compose
-from digest.config import WireConfig
+from digest.config import Project, TopicRule, WireConfig
 from digest.errors import UnknownTopicError
 from digest.model import Activity, FileChange, Story, Window
 from digest.render import render_markdown, render_plain
@@ -448,3 +448,25 @@ def test_an_object_closing_on_the_projects_own_name_drops_it_but_a_quotation_kee
     assert "adds an ImageProcessor library [" in body
     assert "“Add Arduino library support for ExecuTorch”" in body
     assert "library to ExecuTorch" not in body + story.lede + story.headline.title()
+
+
+def test_backend_folders_come_from_the_project() -> None:
+    """A change under `<backend folder>/<topic>/` happens in "<Project>'s <Topic> backend";
+    the folders are the project's `backend_folders`, so a project without any names none."""
+    change = Activity(
+        repo="acme/engine",
+        sha="b" * 40,
+        number=9,
+        title="Add int4 kernels (#9)",
+        landed_at=datetime(2026, 6, 2, 3, tzinfo=UTC),
+        files=(FileChange(path="drivers/vulkan/int4.cpp", additions=200, deletions=0),),
+    )
+    span = window("2026-06-02T00:00:00+00:00", "2026-06-03T00:00:00+00:00")
+
+    def first_sentence(**project: object) -> str:
+        vulkan = TopicRule(name="Vulkan", paths=("drivers/vulkan/**",))
+        engine = Project(repo="acme/engine", name="Engine", topics=(vulkan,), **project)
+        return compose([change], config=WireConfig(projects=[engine]), window=span).body[0].text
+
+    assert first_sentence(backend_folders=("drivers",)).startswith("Engine's Vulkan backend adds")
+    assert not first_sentence().startswith("Engine's")

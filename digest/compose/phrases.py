@@ -84,10 +84,12 @@ def _area(event: Event) -> str | None:
 
 
 def _is_backend(event: Event, area: str) -> bool:
-    """True when the change touches `backends/<area>/`, so "ExecuTorch's Arm backend" is right."""
+    """True when the change touches `<backend folder>/<area>/` (the project's
+    `backend_folders`, by default `backends/`), so "ExecuTorch's Arm backend" is right."""
     key = topic_key(area)
+    folders = set(event.project.backend_folders)
     return any(
-        f.path.startswith("backends/") and topic_key(f.path.split("/")[1]) == key
+        f.path.split("/", 1)[0] in folders and topic_key(f.path.split("/")[1]) == key
         for f in event.activity.files
         if f.path.count("/") >= 2
     )
