@@ -103,23 +103,28 @@ class GitSource:
         if not await self._ref_exists():
             return
         with_counts = not await self._is_partial_clone()
-        yielded: set[str] = set()
+        try:
+            shas = await self._commits_in(window)
+        except GitFailed as failure:
+            raise SourceError(f"git log failed in {self.path}: {failure}") from None
+        read: set[str] = set()
         # `aclosing`: a reader that stops early closes the `git log` runs (kills and reaps them)
         # now, not whenever the abandoned generator is collected, perhaps after its loop.
         try:
-            async with contextlib.aclosing(self._log(window, with_counts=with_counts)) as log:
+            async with contextlib.aclosing(self._log(shas, with_counts=with_counts)) as log:
                 async for commit in log:
+                    read.add(commit.sha)
                     if window.contains(commit.committed_at):
-                        yielded.add(commit.sha)
                         yield commit.activity(repo)
         except GitFailed as failure:
             if not with_counts:
                 raise SourceError(f"git log failed in {self.path}: {failure}") from None
-            # Most likely a blob is missing; read the rest again without line counts.
+            # Most likely a blob is missing; show the rest again without line counts.
+            rest = [sha for sha in shas if sha not in read]
             try:
-                async with contextlib.aclosing(self._log(window, with_counts=False)) as log:
+                async with contextlib.aclosing(self._log(rest, with_counts=False)) as log:
                     async for commit in log:
-                        if window.contains(commit.committed_at) and commit.sha not in yielded:
+                        if window.contains(commit.committed_at):
                             yield commit.activity(repo)
             except GitFailed as again:
                 raise SourceError(f"git log failed in {self.path}: {again}") from None
@@ -175,10 +180,9 @@ class GitSource:
                 return True
         return False
 
-    async def _log(self, window: Window, *, with_counts: bool) -> AsyncIterator[Commit]:
-        """Stream the window's commits, newest first (see the module docstring); raise
+    async def _log(self, shas: list[str], *, with_counts: bool) -> AsyncIterator[Commit]:
+        """Stream the commits `shas` in their order (see the module docstring); raise
         GitFailed when git fails."""
-        shas = await self._commits_in(window)
         queues: list[asyncio.Queue[object]] = []
         pumps: list[asyncio.Task[None]] = []
         readers = min(self.readers, len(shas)) if self.readers else reader_count(len(shas))
@@ -206,7 +210,7 @@ class GitSource:
             raise GitFailed(_complaint(err))
         return out.decode().split()
 
-    async def _pump(self, shas: list[str], queue: asyncio.Queue[object], with_counts: bool):
+    async def _pump(self, shas: list[str], queue: asyncio.Queue[object], with_counts: bool) -> None:
         """Put the commits `_show` reads into `queue`, then `_END` or the failure."""
         try:
             async with contextlib.aclosing(self._show(shas, with_counts=with_counts)) as commits:
