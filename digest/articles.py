@@ -17,7 +17,14 @@ from __future__ import annotations
 import re
 
 from digest import lexicon
-from digest.language_words import CONJUNCTIONS, DETERMINERS, PREPOSITIONS, bare, words
+from digest.language_words import (
+    CONJUNCTIONS,
+    DETERMINERS,
+    IDENTIFIER_CHARS,
+    PREPOSITIONS,
+    bare,
+    words,
+)
 
 MAKING_VERBS = words("adds introduces implements creates")
 FAULTS = words(
@@ -46,7 +53,6 @@ COUNT_ION_NOUNS = words(
     "permission notification description"
 )
 _NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | words("when if where while so that which who using")
-_CODE = re.compile(r"[`_./()\[\]{}<>:=#@$\\|*0-9]")
 _NUMBER = re.compile(r"^\d|^(one|two|three|four|five|six|seven|eight|nine|ten)$", re.I)
 # "a" before these vowel spellings, which sound like "you", "one" or "yoo-".
 _VOWEL_BUT_CONSONANT = re.compile(r"^(one\b|once|uni|use|usa|usu|uti|ura|ure|uro|us-|eu|ewe)", re.I)
@@ -88,7 +94,7 @@ def _head(verb: str, object_words: list[str]) -> str | None:
         phrase.append(word)
         if word.endswith((",", ";", ":")):
             break
-    if not phrase or _CODE.search(phrase[-1].rstrip(",;:")):
+    if not phrase or IDENTIFIER_CHARS.search(phrase[-1].rstrip(",;:")):
         return None
     head = bare(phrase[-1])
     return head if _is_singular_count_noun(head) else None

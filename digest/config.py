@@ -70,6 +70,11 @@ class Project(BaseModel):
         owner, name = self.repo.split("/", 1)
         return owner, name
 
+    @property
+    def own_keys(self) -> frozenset[str]:
+        """The topic keys of the project itself: its name and its repository's name."""
+        return frozenset({topic_key(self.name), topic_key(self.owner_name[1])})
+
     def topic_for_key(self, key: str) -> TopicRule | None:
         return next((t for t in self.topics if key in t.keys), None)
 

@@ -54,7 +54,8 @@ CHANGE_NOUNS = words(
 )
 _SOLID_PREFIXES = ("pre", "re", "un", "de", "co", "auto", "over", "under", "mis", "multi")
 _OOV_VERB_SUFFIX = re.compile(r"[a-z]{3,}(ify|ize|ise)$")
-_IDENTIFIER_CHARS = re.compile(r"[`_./()\[\]{}<>:=#@$\\|*0-9]")
+# Characters no word of prose has: code, paths, versions, call parentheses.
+IDENTIFIER_CHARS = re.compile(r"[`_./()\[\]{}<>:=#@$\\|*0-9]")
 _CAMEL = re.compile(r"^.+[A-Z]")
 
 
@@ -78,7 +79,7 @@ def is_identifier(word: str) -> bool:
     word = bare(word)
     if not word:
         return True
-    if _IDENTIFIER_CHARS.search(word):
+    if IDENTIFIER_CHARS.search(word):
         return True
     letters = word.replace("-", "").replace("'", "")
     if len(letters) >= 2 and letters.isupper():

@@ -32,7 +32,8 @@ def write_headline(picks: list[ProjectPick], *, config: WireConfig, max_chars: i
     for projects in (3, 2, 1):
         for max_words in (7, 5, 4, 3):
             clauses = [
-                f"{_name(config, p.repo)} {_predicate(p.lead.lead, max_words=max_words, headline=True)}"
+                f"{_name(config, p.repo)} "
+                + _predicate(p.lead.lead, max_words=max_words, headline=True, articles=False)
                 for p in picks[:projects]
             ]
             headline = headline_case(", ".join(clauses)).rstrip(" .!?;:,")
@@ -54,7 +55,7 @@ def period_words(window: Window) -> tuple[str, str]:
 
 
 def _lede_phrase(unit: Unit) -> str:
-    return past_tense(_predicate(unit.lead, max_words=8, headline=True, articles=True))
+    return past_tense(_predicate(unit.lead, max_words=8, headline=True))
 
 
 def _joined_phrases(phrases: list[str]) -> str:

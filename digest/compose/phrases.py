@@ -34,8 +34,8 @@ def _without_own_name(text: str, event: Event) -> str:
     match = re.search(r"\s+(?:for|to|into|in)\s+(\S+)$", text)
     if match is None or len(text[: match.start()].split()) < 2:
         return text
-    own = {topic_key(event.project.name), topic_key(event.project.repo.split("/", 1)[1])}
-    return text[: match.start()] if topic_key(match[1].strip("`.,")) in own else text
+    own = topic_key(match[1].strip("`.,")) in event.project.own_keys
+    return text[: match.start()] if own else text
 
 
 def _quoted_title(event: Event, *, max_words: int) -> str:
@@ -48,11 +48,11 @@ def _quoted_title(event: Event, *, max_words: int) -> str:
 
 
 def _predicate(
-    event: Event, *, max_words: int, headline: bool = False, articles: bool | None = None
+    event: Event, *, max_words: int, headline: bool = False, articles: bool = True
 ) -> str:
     """The verb phrase for an event, with reverts named by a noun phrase when the table allows.
-    `articles` (by default: not in a headline) puts back the article a title leaves out
-    ("adds a topk fallback kernel"); headlines keep the title's telegraphic style."""
+    `articles` puts back the article a title leaves out ("adds a topk fallback kernel"); the
+    headline passes False to keep the title's telegraphic style."""
     if event.kind == "revert":
         nominal = nominalize(clean_fragment(event.obj))
         if nominal and headline:
@@ -64,9 +64,7 @@ def _predicate(
     if event.kind == "reland" and split_verb(obj)[0] is not None:
         return f"relands {_quoted_title(event, max_words=max_words)}"
     predicate = clause(obj, verb=event.verb)
-    return (
-        with_article(predicate) if (not headline if articles is None else articles) else predicate
-    )
+    return with_article(predicate) if articles else predicate
 
 
 def _area(event: Event) -> str | None:
@@ -125,9 +123,8 @@ def count_word(count: int) -> str:
 def topic_of(event: Event) -> str | None:
     """The event's first topic that is neither the project itself nor a hidden folder."""
     project = event.project
-    own = {topic_key(project.name), topic_key(project.repo.split("/", 1)[1])}
     for topic in event.topics:
-        if topic_key(topic) not in own and not topic.startswith((".", "_")):
+        if topic_key(topic) not in project.own_keys and not topic.startswith((".", "_")):
             return topic
     return None
 
