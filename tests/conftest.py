@@ -47,16 +47,59 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytes
     return report
 
 
+NOT_EXERCISED = pytest.StashKey[str | None]()
+# What a skip reason says is missing → how the summary names it. `bash .ci/run` installs
+# and starts each of them.
+MISSING_PARTS = {
+    "PostgreSQL": ("WIRE_TEST_POSTGRES_URL", "PostgreSQL"),
+    "browser": ("Chromium", "playwright"),
+}
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """The urgency confusion table at the end of any run that ran its tests. It is written
-    here, by the process that prints the summary, because under pytest-xdist the tests
-    themselves run in worker processes."""
+    """The urgency confusion table at the end of any run that ran its tests, and one line
+    naming the parts of the machine a run could not exercise. Both are written here, by the
+    process that prints the summary, because under pytest-xdist the tests themselves run in
+    worker processes."""
     reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])]
     if any(r.nodeid.startswith("tests/test_urgency.py") for r in reports):
         from tests.test_urgency import confusion_table
 
         terminalreporter.write_sep("-", "urgency labels")
         terminalreporter.write_line(confusion_table())
+    terminalreporter.config.stash[NOT_EXERCISED] = not_exercised(
+        terminalreporter.stats.get("skipped", [])
+    )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The line of what was not exercised comes last, after pytest's own count, where a
+    person finishing `make test` reads."""
+    line = config.stash.get(NOT_EXERCISED, None)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if line and reporter is not None:
+        reporter.write_line(line, yellow=True, bold=True)
+
+
+def not_exercised(skipped: list[pytest.TestReport]) -> str | None:
+    """One line naming what the skipped tests needed and did not find, with the command that
+    installs it: "PostgreSQL and browser tests skipped (42): run `bash .ci/run`, …"."""
+    counts = dict.fromkeys(MISSING_PARTS, 0)
+    for report in skipped:
+        reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+        for part, signs in MISSING_PARTS.items():
+            if any(sign in reason for sign in signs):
+                counts[part] += 1
+                break
+    counts = {part: n for part, n in counts.items() if n}
+    if not counts:
+        return None
+    parts = " and ".join(counts)
+    both = "installs both" if len(counts) > 1 else "installs it"
+    return (
+        f"{parts} tests skipped ({sum(counts.values())}): run `bash .ci/run`, which {both} "
+        "and runs the whole suite"
+    )
 
 
 def _asyncpg_dsn(url: str) -> str:
