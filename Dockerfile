@@ -49,9 +49,10 @@ VOLUME ["/app/var"]
 # Slack's events, /wire and buttons arrive here in HTTP mode; GET /healthz answers too.
 EXPOSE 3000
 
-# `wire health` exits 0 only when the database answers.
+# `wire health --http` exits 0 only when the running service's GET /healthz answers 200: it
+# answers 503, with the reason, while the database or a chat platform is down.
 HEALTHCHECK --interval=30s --timeout=15s --start-period=20s --retries=3 \
-  CMD ["wire", "health"]
+  CMD ["wire", "health", "--http"]
 
 # `wire run` stops cleanly on SIGTERM (docker stop): the part in flight finishes.
 STOPSIGNAL SIGTERM

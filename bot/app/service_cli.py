@@ -14,6 +14,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Annotated
 
+import httpx
 import typer
 from rich.console import Console
 from sqlalchemy import text
@@ -182,8 +183,18 @@ def deliveries(
 
 
 @commands.command()
-def health(config: ConfigOption = None) -> None:
-    """Exit 0 when the database answers, 1 otherwise (the container's HEALTHCHECK)."""
+def health(
+    config: ConfigOption = None,
+    http: Annotated[
+        bool,
+        typer.Option(
+            "--http",
+            help="Ask the running service's GET /healthz on [http] port instead of the database.",
+        ),
+    ] = False,
+) -> None:
+    """Exit 0 when the database answers (or, with --http, when the running service's
+    `/healthz` answers 200: the container's HEALTHCHECK), 1 otherwise."""
     settings = _settings(config, chat=False)
 
     async def ping() -> None:
@@ -191,11 +202,25 @@ def health(config: ConfigOption = None) -> None:
             await conn.execute(text("SELECT 1"))
 
     try:
-        asyncio.run(asyncio.wait_for(ping(), timeout=10))
+        if http:
+            _healthz(settings.http.port)
+        else:
+            asyncio.run(asyncio.wait_for(ping(), timeout=10))
     except Exception as error:  # any failure means unhealthy
         Console(stderr=True, highlight=False).print(f"unhealthy: {error}", markup=False)
         raise typer.Exit(1) from None
     print("ok")
+
+
+def _healthz(port: int) -> None:
+    """GET the local service's /healthz; raise with its answer unless it is 200."""
+    url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        answer = httpx.get(url, timeout=10)
+    except httpx.HTTPError as error:
+        raise RuntimeError(f"nothing answers at {url} ({error})") from None
+    if answer.status_code != 200:
+        raise RuntimeError(f"{url} answered {answer.status_code}: {answer.text.strip()}")
 
 
 @db_app.command("upgrade")
