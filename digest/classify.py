@@ -11,9 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from digest.audience import housekeeping_of, is_internal, is_security_fix
 from digest.config import Project, WireConfig, topic_key
 from digest.language import clause, split_verb
 from digest.model import Activity, Urgency
+from digest.releases import Release, is_own_version_bump, release_of
+from digest.retell import fold_relands, link_reverts, retitle_fork_merges
 from digest.signals import (
     Bump,
     dependency_bump,
@@ -36,7 +39,17 @@ from digest.topics import (
 )
 
 Kind = Literal[
-    "revert", "reland", "feature", "fix", "ci", "docs", "test", "bump", "refactor", "chore"
+    "revert",
+    "reland",
+    "release",
+    "feature",
+    "fix",
+    "ci",
+    "docs",
+    "test",
+    "bump",
+    "refactor",
+    "chore",
 ]
 
 _REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\s+(?:of\s+)?(.+)$", re.I)
@@ -76,6 +89,10 @@ class Event:
     trivia: str | None = None
     body: str = ""
     linked: tuple[Activity, ...] = field(default=())
+    release: Release | None = None  # set for a release of the project (kind "release")
+    security: bool = False  # a security fix: leads and gets an [immediate] item
+    internal: bool = False  # no user sees it: tests, CI, tooling (digest.audience)
+    relanded: bool = False  # a back-out the window relands: told as such, nothing to watch
 
     @property
     def repo(self) -> str:
@@ -83,18 +100,20 @@ class Event:
 
     @property
     def must_act(self) -> bool:
-        """True when a reader must act on this change: a revert or reland, a breaking change
-        or a change to the CI gates. Such a change is always cited and gets an action item."""
-        return self.kind in ("revert", "reland") or self.breaking or self.ci_gate
+        """True when a reader must act on this change: a security fix, a revert or reland of
+        something users see, a breaking change or a change to the CI gates. Such a change is
+        always cited and gets an action item."""
+        undoes = self.kind in ("revert", "reland") and not self.internal and not self.relanded
+        return undoes or self.security or self.breaking or self.ci_gate
 
     @property
     def urgency(self) -> Urgency | None:
         """The urgency an action item about this change carries (DIGEST.md layout): breaking
         and CI-gate changes interrupt, reverts and relands are watched, deprecations and new
         support are planned for; None when no reader needs to act."""
-        if self.breaking or self.ci_gate:
+        if self.breaking or self.ci_gate or self.security:
             return "immediate"
-        if self.kind in ("revert", "reland"):
+        if self.kind in ("revert", "reland") and self.must_act:
             return "monitor"
         if self.deprecation or self.new_support:
             return "plan"
@@ -204,9 +223,10 @@ def read_change(activity: Activity, project: Project) -> Reading:
     tags = [t for t in parts.tags if topic_key(t) not in ignored]
     subject = parts.subject
     verb, obj = split_verb(subject)
-    bump = dependency_bump(activity, subject)
+    release = None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
+    bump = dependency_bump(activity, subject) if release is None else None
     body = clean_body(activity.body)
-    kind = _kind(activity, subject, verb, bump is not None, body)
+    kind = "release" if release else _kind(activity, subject, verb, bump is not None, body)
     depth, target = undo_target(subject)
     reverts_title = target if depth else None
     reland = _RELAND.match(subject) if kind == "reland" and not depth else None
@@ -229,7 +249,13 @@ def read_change(activity: Activity, project: Project) -> Reading:
     )
     # A revert or reland is watched ([monitor]), whatever the change it undoes was.
     undoes = kind in ("revert", "reland")
-    code = kind not in ("docs", "test", "ci", "bump")
+    code = kind not in ("docs", "test", "ci", "bump", "release")
+    security = (
+        not undoes
+        and kind != "release"
+        and (bump is None or bump.stands_alone)
+        and is_security_fix(activity, subject, body)
+    )
     cleanup = is_cleanup_of_deprecated(subject)
     event = Event(
         activity=activity,
@@ -249,42 +275,22 @@ def read_change(activity: Activity, project: Project) -> Reading:
         bump=bump if kind == "bump" else None,
         risk=risk.group(1).lower() if risk else None,
         body=body,
+        release=release,
+        security=security,
+        internal=is_internal(activity, project),
     )
-    if not (event.must_act or event.urgency is not None or kind == "bump" or event.risk):
+    if security and kind not in ("revert", "reland"):
+        event = replace(event, kind="fix")
+    quiet = event.urgency is not None or kind in ("bump", "release") or event.risk
+    if not (event.must_act or quiet):
         paths = [f.path for f in activity.files]
-        if trivia := trivia_kind(subject, paths, docs_only=kind == "docs"):
+        if is_own_version_bump(activity, subject):
+            event = replace(event, trivia="version")
+        elif chore := housekeeping_of(subject, paths):
+            event = replace(event, trivia=chore)
+        elif trivia := trivia_kind(subject, paths, docs_only=kind == "docs"):
             event = replace(event, trivia=trivia)
     return Reading(event, tuple(tags))
-
-
-def _title_key(title: str) -> str:
-    return re.sub(r"\W+", " ", split_title(title).subject.lower()).strip()
-
-
-def link_reverts(events: list[Event]) -> list[Event]:
-    """Link each revert or reland to the change it undoes when that change is in the window (N8).
-
-    A linked original is folded into its revert's event (`linked`) and dropped from the list,
-    so one story cites both.
-    """
-    by_title = {(e.repo, _title_key(e.activity.title)): e for e in events}
-    absorbed: set[str] = set()
-    linked: dict[str, tuple[Activity, ...]] = {}
-    for event in events:
-        if event.reverts_title is None:
-            continue
-        original = by_title.get((event.repo, _title_key(event.reverts_title)))
-        if original is not None and original is not event and original.kind not in ("revert",):
-            absorbed.add(original.activity.sha)
-            linked[event.activity.sha] = (original.activity,)
-    result = []
-    for event in events:
-        if event.activity.sha in absorbed:
-            continue
-        if event.activity.sha in linked:
-            event = Event(**{**event.__dict__, "linked": linked[event.activity.sha]})
-        result.append(event)
-    return result
 
 
 def classify(
@@ -312,4 +318,4 @@ def classify(
         classify_one(a, config.project(a.repo), contexts[a.repo.lower()], readings.get(a.key))
         for a in activities
     ]
-    return link_reverts(events)
+    return fold_relands(retitle_fork_merges(link_reverts(events)))

@@ -10,6 +10,7 @@ import re
 import tomllib
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -47,6 +48,28 @@ def _glob(path: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(path, pattern)
 
 
+# Folders of tests and what only tests run (fixtures, playgrounds, end-to-end apps,
+# benchmarks), at any depth; a folder named so, or so with a suffix after "_" ("tests_x/",
+# "bench_y/"), holds tests. `topics.is_test_path` reads these.
+TEST_FOLDERS: tuple[str, ...] = (
+    "test", "tests", "testing", "__tests__", "__tests_dts__", "testdata", "test-data",
+    "fixtures", "__fixtures__", "__snapshots__", "e2e", "playground", "playgrounds",
+    "benchmark", "benchmarks", "bench", "benches",
+)  # fmt: skip
+# File names of tests, as globs.
+TEST_FILES: tuple[str, ...] = (
+    "test_*", "*_test.*", "*.test.*", "*.spec.*", "*_spec.rb", "conftest.py",
+)  # fmt: skip
+# Folders of work a project's users never run: tooling, scripts, examples, samples, and
+# the folders of CI, editors and release tooling. With tests, CI and docs they make a
+# change *internal* (`audience.is_internal`).
+INTERNAL_FOLDERS: tuple[str, ...] = (
+    "scripts", "script", "tools", "tooling", "examples", "example", "samples", "demo", "demos",
+    ".github", ".ci", ".circleci", ".buildkite", ".gitlab", ".changeset", ".devcontainer",
+    ".vscode", ".husky", ".config",
+)  # fmt: skip
+
+
 class Project(BaseModel):
     """One repository The Wire follows."""
 
@@ -64,6 +87,12 @@ class Project(BaseModel):
     # Folders whose subfolders are backends: a change under backends/arm/ happened in
     # "<name>'s Arm backend". Empty for a project that has none.
     backend_folders: tuple[str, ...] = ("backends",)
+    # Who uses what the repository ships: "users" (a library, a tool) or "maintainers"
+    # (CI infrastructure, where CI is the product). For "maintainers" no change is internal
+    # and a back-out of CI work is watched like any other.
+    audience: Literal["users", "maintainers"] = "users"
+    # Folders whose changes users never see (with tests, CI and docs; see INTERNAL_FOLDERS).
+    internal_folders: tuple[str, ...] = INTERNAL_FOLDERS
 
     @property
     def owner_name(self) -> tuple[str, str]:

@@ -1,5 +1,11 @@
 """Significance: how much a reader needs to hear about an event (DIGEST.md weights).
 
+Who is affected comes first, then what kind of change it is: every event has a tier
+(`tier`), worth `Weights.tier` points a step, so the weights of kind and size only order
+events within one tier. Security fixes first, then what must be acted on, then releases
+(a release that ships a security fix or breaking change of the window leads it), then
+what users see, then internal work (tests, CI, tooling), whatever its kind.
+
 Bots are not down-ranked as such: in these repositories bot accounts land real work.
 """
 
@@ -34,12 +40,46 @@ class Weights:
     # A routine dependency update ranks below real work; a major or security update of
     # what the project ships is news of its own and keeps its score.
     routine_bump: float = -3.0
+    # Points a tier is worth: more than any sum of the weights above within one tier.
+    tier: float = 20.0
 
 
-def significance(event: Event, weights: Weights = Weights()) -> float:
-    """The significance score of one event; higher is more newsworthy."""
+# Tiers, highest first (see the module docstring).
+SECURITY, MUST_ACT, RELEASE, USER_VISIBLE, INTERNAL = 5, 4, 3, 2, 1
+
+
+def tier(event: Event) -> int:
+    """Who an event reaches and how much they must do about it."""
+    if event.security:
+        return SECURITY
+    if event.breaking or event.ci_gate:
+        return MUST_ACT
+    if event.release is not None:
+        return RELEASE
+    return INTERNAL if event.internal else USER_VISIBLE
+
+
+def carried(events: list[Event]) -> dict[str, list[Event]]:
+    """Each release's changes in the window, by the release's sha: the changes of its
+    repository that landed before it and after the release before it."""
+    found: dict[str, list[Event]] = {}
+    ordered = sorted(events, key=lambda e: e.activity.landed_at)
+    for repo in {e.repo for e in events}:
+        since: list[Event] = []
+        for event in (e for e in ordered if e.repo == repo):
+            if event.release is not None:
+                found[event.activity.sha] = since
+                since = []
+            else:
+                since.append(event)
+    return found
+
+
+def significance(event: Event, weights: Weights = Weights(), level: int | None = None) -> float:
+    """The significance score of one event; higher is more newsworthy. `level` is its
+    tier when the window raises it (a release carrying a security fix), else `tier`."""
     activity = event.activity
-    score = 0.0
+    score = (tier(event) if level is None else level) * weights.tier
     if event.kind == "revert":
         score += weights.revert
     elif event.kind == "reland":
@@ -72,6 +112,15 @@ def significance(event: Event, weights: Weights = Weights()) -> float:
 
 def rank(events: list[Event], weights: Weights = Weights()) -> list[tuple[Event, float]]:
     """Events with their scores, most significant first; ties keep the later landing first."""
-    scored = [(event, significance(event, weights)) for event in events]
+    # A release that ships a must-act change of the window leads it, one tier above.
+    levels = {
+        sha: top + 1
+        for sha, carried_events in carried(events).items()
+        if carried_events and (top := max(map(tier, carried_events))) >= MUST_ACT
+    }
+    scored = [
+        (event, significance(event, weights, max(tier(event), levels.get(event.activity.sha, 0))))
+        for event in events
+    ]
     scored.sort(key=lambda pair: (-pair[1], -pair[0].activity.landed_at.timestamp()))
     return scored

@@ -18,6 +18,7 @@ from datetime import timedelta
 from digest.classify import Event
 from digest.config import WireConfig
 from digest.model import Activity, Window
+from digest.rank import carried as carried_by
 from digest.text import content_words, jaccard
 
 # Titles sharing this much of their content words describe one piece of work.
@@ -109,18 +110,37 @@ def folds_trivia(window: Window, events: Iterable[Event]) -> bool:
     return window_days(window) > 1 and not is_quiet(news_count(events))
 
 
+# Trivia counted in every window, a day's too: what the project does to keep house.
+HOUSEKEEPING = frozenset({"housekeeping", "translations", "changelog", "people", "version"})
+
+
+def is_folded_trivia(event: Event, fold_trivia: bool) -> bool:
+    """True for a change counted instead of told: housekeeping always, and in a longer
+    window (`fold_trivia`) other trivia and internal work (tests, CI, tooling, refactors)."""
+    if event.must_act or event.release is not None:
+        return False
+    return event.trivia in HOUSEKEEPING or (fold_trivia and (bool(event.trivia) or event.internal))
+
+
 def split_news(
     events: Sequence[Event], *, fold_trivia: bool
 ) -> tuple[list[Event], list[Event], list[Event]]:
     """One project's events as (news, routine bumps, trivia), each in the given order.
 
-    Bumps and, when `fold_trivia`, trivia are counted instead of told, unless nothing else
-    landed: then trivia is the news, and with no trivia either the bumps are.
+    Bumps, housekeeping and, when `fold_trivia`, trivia and internal work are counted
+    instead of told, unless nothing else landed: then trivia is the news, and with no
+    trivia either the bumps are. Internal work is told (after what users see) when too
+    little else landed to fill a story.
     """
     bumps = [e for e in events if is_folded_bump(e)]
-    trivia = [e for e in events if fold_trivia and e.trivia and not is_folded_bump(e)]
+    trivia = [e for e in events if is_folded_trivia(e, fold_trivia) and not is_folded_bump(e)]
     folded = {id(e) for e in (*bumps, *trivia)}
     news = [e for e in events if id(e) not in folded]
+    internal = [e for e in trivia if not e.trivia]
+    if internal and len(news) <= QUIET_MAX_CHANGES:
+        trivia = [e for e in trivia if e.trivia]
+        told = {id(e) for e in (*news, *internal)}
+        news = [e for e in events if id(e) in told]
     if not news and trivia:
         news, trivia = trivia, []
     if not news:
@@ -137,6 +157,8 @@ class Unit:
     related: tuple[Event, ...] = ()
     # The topic most of the project's changes share; naming it adds nothing.
     dominant_topic: str | None = None
+    # For a release: the changes of the window it ships (`rank.carried`).
+    carried: tuple[Event, ...] = ()
 
     @property
     def activities(self) -> tuple[Activity, ...]:
@@ -190,6 +212,7 @@ def group_units(
     for event, score in ranked:
         by_repo[event.repo].append((event, score))
 
+    shipped = carried_by([e for e, _ in ranked])
     picks = []
     for repo, events in by_repo.items():
         topic_counts: dict[str, int] = defaultdict(int)
@@ -220,7 +243,10 @@ def group_units(
                 # Related changes share a sentence only when there are more than fit.
                 crowded = len(candidates) > per_project
                 related = _related(event, candidates, used, words) if crowded else ()
-                top.append(Unit(lead=event, score=score, related=related, dominant_topic=dominant))
+                if event.release is not None:  # one sentence tells every release
+                    related = _releases(event, candidates, used)
+                ships = tuple(e for r in (event, *related) for e in shipped.get(r.activity.sha, ()))
+                top.append(Unit(event, score, related, dominant_topic=dominant, carried=ships))
             elif event.must_act:
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
             else:
@@ -242,15 +268,22 @@ def group_units(
     return picks
 
 
+def _releases(lead: Event, events: list[tuple[Event, float]], used: set[str]) -> tuple[Event, ...]:
+    """The other releases of the lead release's project, earliest first."""
+    others = [e for e, _ in events if e.release is not None and e.activity.sha not in used]
+    used.update(e.activity.sha for e in others)
+    return tuple(sorted(others, key=lambda e: e.activity.landed_at))
+
+
 def _related(
     lead: Event, events: list[tuple[Event, float]], used: set[str], words: dict[str, set[str]]
 ) -> tuple[Event, ...]:
-    if lead.kind in ("revert", "reland"):
+    if lead.kind in ("revert", "reland", "release"):
         return ()
     lead_words = words[lead.activity.sha]
     related = []
     for other, _ in events:
-        if other.activity.sha in used or other.kind in ("revert", "reland"):
+        if other.activity.sha in used or other.kind in ("revert", "reland", "release"):
             continue
         if jaccard(lead_words, words[other.activity.sha]) >= RELATED_TITLE_SIMILARITY:
             related.append(other)

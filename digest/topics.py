@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from digest.config import DigestSettings, Project, TopicRule, topic_key
+from digest.config import TEST_FILES, TEST_FOLDERS, DigestSettings, Project, TopicRule, topic_key
 from digest.model import Activity
 
 CI_TOPIC = "CI"
@@ -30,10 +30,10 @@ _DOC_PATH = re.compile(
     re.I,
 )
 _TEST_PATH = re.compile(
-    r"(^|/)(tests?|testing|__tests__|testdata|fixtures|e2e|benchmarks?|bench)(/|_)"
-    r"|(^|/)test_[^/]*$|_test\.\w+$|\.test\.\w+$|(^|/)conftest\.py$",
+    r"(^|/)(" + "|".join(re.escape(f) for f in TEST_FOLDERS) + r")(/|_)"
+    + "".join(r"|(^|/)" + re.escape(g).replace(r"\*", "[^/]*") + "$" for g in TEST_FILES),
     re.I,
-)
+)  # fmt: skip
 # Conventional-commit scopes and title tags that name a kind of work, not a part of the code.
 _WORK_TAGS = frozenset({"deps", "dependencies", "dependabot", "release", "changelog", "style",
                         "lint", "chore", "misc", "wip", "build"})  # fmt: skip

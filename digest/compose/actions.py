@@ -23,6 +23,7 @@ from digest.compose.phrases import (
     place,
     topic_of,
 )
+from digest.compose.release import versions
 from digest.config import WireConfig
 from digest.language import nominalize
 from digest.model import Urgency
@@ -47,6 +48,35 @@ def ci_gate_item(unit: Unit, *, name: str) -> str:
         f"Check what now blocks merges in {name}: the change "
         f"{_predicate(event, max_words=10)} {cite(event.activity)}"
     )
+
+
+def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
+    """ "Upgrade svelte to 5.55.7 or later: it ships four security fixes, among them one
+    that prevents XSS on `hydratable` from user contents [1][2][3]"; with no release in the
+    window, "Take svelte's next release: …"."""
+    shipped = {e.activity.sha for u in pick.units for e in u.carried}
+    latest = [
+        version
+        for u in pick.units
+        if u.lead.release is not None and any(x.lead.activity.sha in shipped for x in units)
+        for version in versions(u)[0][-1:]
+    ]
+    count = len(units)
+    these = "this security fix" if count == 1 else "these security fixes"
+    action = (
+        f"Upgrade {name} to {latest[0]} or later"
+        if latest
+        else f"Check that you run {name} with {these}"
+    )
+    lead = _predicate(units[0].lead, max_words=10)
+    what = (
+        f"it ships a security fix that {lead}"
+        if count == 1
+        else f"it ships {count_word(count)} security fixes, among them one that {lead}"
+    )
+    if not latest:
+        what = f"it {lead}" if count == 1 else what.replace("it ships", "the project lands")
+    return f"{action}: {what} {cite(*(u.lead.activity for u in units[:MAX_CITATIONS]))}"
 
 
 def breaking_item(unit: Unit, *, name: str) -> str:
@@ -123,8 +153,13 @@ def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]
     for pick in picks:
         planned: set[str] = set()
         topics: dict[str, list[Unit]] = {}
+        fixes = [u for u in (*pick.units, *pick.extra) if u.lead.security]
+        if fixes:
+            immediate.append(("security", pick, sorted(fixes, key=lambda u: -u.score)))
         for unit in (*pick.units, *pick.extra):
             event = unit.lead
+            if event.security:
+                continue
             if event.must_act and event.urgency == "immediate":
                 immediate.append(("ci_gate" if event.ci_gate else "breaking", pick, [unit]))
             elif event.must_act:
@@ -156,7 +191,10 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
     for kind, pick, units in _chosen(picks):
         name = _name(config, pick.repo)
         unit = units[0]
-        if kind in ("ci_gate", "breaking"):
+        if kind == "security":
+            text = security_item(units, pick, name=name)
+            items.append((text, "immediate", pick.repo, _key(units[:MAX_CITATIONS])))
+        elif kind in ("ci_gate", "breaking"):
             write = ci_gate_item if kind == "ci_gate" else breaking_item
             items.append((write(unit, name=name), "immediate", pick.repo, _key([unit])))
         elif kind == "monitor":

@@ -19,9 +19,11 @@ from digest.compose.phrases import (
     _area,
     _is_backend,
     _predicate,
+    _quoted_title,
     count_word,
     topic_of,
 )
+from digest.compose.release import release_predicate
 from digest.model import Activity
 from digest.select import ProjectPick, Unit, bump_count
 from digest.text import join_words
@@ -109,6 +111,13 @@ def unit_sentence(
 ) -> str:
     """One sentence about a unit: who did what, where (unless known), with its citations."""
     event = unit.lead
+    if event.relanded:
+        predicate = f"briefly backs out and relands {_quoted_title(event, max_words=12)}"
+        sentence = opening.format(s=name, p=predicate)
+        return f"{sentence} {cite_capped(*unit.activities)}."
+    if event.release is not None:
+        sentence = opening.format(s=name, p=release_predicate(unit))
+        return f"{sentence} {cite_capped(*unit.activities)}."
     if event.kind == "revert" and event.linked:
         original = event.linked[0]
         when = _since_original(event.activity.landed_at, original.landed_at)
@@ -240,7 +249,12 @@ def _spread(topics: list[tuple[str, int]], elsewhere: int) -> str:
     return join_words(parts)
 
 
-_TRIVIA_WORDS = {"docs": "documentation", "lint": "lint", "housekeeping": "housekeeping"}
+_TRIVIA_WORDS = {"docs": "documentation", "lint": "lint", "translations": "translation"}
+
+
+def _trivia_word(trivia: str | None) -> str:
+    """How a folded change is counted: an internal change has no trivia kind."""
+    return "internal" if trivia is None else _TRIVIA_WORDS.get(trivia, "housekeeping")
 
 
 def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
@@ -251,7 +265,7 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
     room = MAX_CITATIONS
     if pick.trivia:
         count = len(pick.trivia)
-        kinds = sorted({_TRIVIA_WORDS.get(e.trivia or "", "housekeeping") for e in pick.trivia})
+        kinds = sorted({_trivia_word(e.trivia) for e in pick.trivia})
         noun = "change" if count == 1 else "changes"
         clause = (
             f"makes {count_word(count)} {join_words(kinds, 'or' if count == 1 else 'and')} {noun}"

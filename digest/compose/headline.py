@@ -14,6 +14,7 @@ from digest.compose.phrases import (
     headline_case,
     past_tense,
 )
+from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.model import Window
 from digest.select import ProjectPick, Unit, bump_count, is_quiet, window_days
@@ -33,7 +34,7 @@ def write_headline(picks: list[ProjectPick], *, config: WireConfig, max_chars: i
         for max_words in (7, 5, 4, 3):
             clauses = [
                 f"{_name(config, p.repo)} "
-                + _predicate(p.lead.lead, max_words=max_words, headline=True, articles=False)
+                + unit_predicate(p.lead, max_words=max_words, headline=True, articles=False)
                 for p in picks[:projects]
             ]
             headline = headline_case(", ".join(clauses)).rstrip(" .!?;:,")
@@ -55,6 +56,8 @@ def period_words(window: Window) -> tuple[str, str]:
 
 
 def _lede_phrase(unit: Unit) -> str:
+    if unit.lead.release is not None:
+        return release_predicate(unit, past=True)
     return past_tense(_predicate(unit.lead, max_words=8, headline=True))
 
 

@@ -17,7 +17,8 @@ from digest.compose.body import (
     unit_sentence,
     vary_subjects,
 )
-from digest.compose.phrases import _name, _predicate, topic_of
+from digest.compose.phrases import _name, topic_of
+from digest.compose.release import unit_predicate
 from digest.config import WireConfig
 from digest.select import ProjectPick, Unit
 
@@ -65,7 +66,7 @@ def write_day_body(
             )
         named, counted = _split_extras([*units[len(major) :], *pick.extra], keep=3 if detail else 2)
         phrases = [
-            f"{_predicate(u.lead, max_words=10 if detail else 7)} {cite_capped(*u.activities)}"
+            f"{unit_predicate(u, max_words=10 if detail else 7)} {cite_capped(*u.activities)}"
             for u in named
         ]
         sentences += pack_phrases(phrases, name=name, openings=openings)
@@ -185,7 +186,7 @@ def _section(
         for position, unit in enumerate(units[:own])
     ]
     phrases = [
-        f"{_predicate(u.lead, max_words=min(words, 10))} {cite_capped(*u.activities)}"
+        f"{unit_predicate(u, max_words=min(words, 10))} {cite_capped(*u.activities)}"
         for u in units[own:]
     ]
     return sentences + pack_phrases(phrases, name=name, openings=openings)

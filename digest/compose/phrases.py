@@ -20,8 +20,16 @@ def _name(config: WireConfig, repo: str) -> str:
     return config.project(repo).name
 
 
+# Abbreviations whose full stop would read as a sentence's end ("(incl. m7g.metal)").
+_ABBREVIATIONS = {"incl.": "including", "e.g.": "for example", "i.e.": "that is", "vs.": "versus"}
+_ABBREVIATION = re.compile(
+    r"(?<!\w)(" + "|".join(map(re.escape, _ABBREVIATIONS)) + r")(?=\s)", re.I
+)
+
+
 def _object(event: Event, *, max_words: int) -> str:
-    return _fit(_without_own_name(clean_fragment(event.obj), event), max_words=max_words)
+    text = _ABBREVIATION.sub(lambda m: _ABBREVIATIONS[m[1].lower()], clean_fragment(event.obj))
+    return _fit(_without_own_name(text, event), max_words=max_words)
 
 
 def _fit(text: str, *, max_words: int) -> str:

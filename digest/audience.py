@@ -1,0 +1,172 @@
+"""Who a change reaches: is it internal, a security fix, or housekeeping?
+
+A change is *internal* when it says it changes no behaviour (a conventional `refactor:`,
+`style:`, `test:` or `ci:`) or every path it touches is tests (`topics.is_test_path`), CI
+(`topics.is_ci_path`), the project's internal folders (`Project.internal_folders`:
+tooling, scripts, examples) or documentation around them; users never run it. A project
+whose users are its maintainers (`Project.audience = "maintainers"`) has no internal
+changes: its CI is its product.
+
+A *security fix* says so: an advisory merged from a private fork ("Merge commit from
+fork", how GitHub lands a security-advisory fix), a GHSA or CVE id, a `security` label
+or conventional scope, or the name of a flaw class (path traversal, XSS, prototype
+pollution, ReDoS, DOM clobbering, "vulnerability").
+
+*Housekeeping* is counted, never told: release notes and changelogs, translations, the
+people, sponsor and contributor pages.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from digest.config import Project, topic_key
+from digest.model import Activity
+from digest.titles import split_title
+from digest.topics import is_ci_path, is_doc_path, is_test_path
+
+# ---------------------------------------------------------------- internal
+
+# Conventional types and upper-case prefixes of work users never run or see.
+_INTERNAL_KINDS = frozenset({"test", "tests", "tst", "ci", "bench", "benchmark", "benchmarks"})
+# Conventional types that say behaviour did not change.
+_UNCHANGED_KINDS = frozenset({"refactor", "style"})
+
+
+@lru_cache(maxsize=65536)
+def _in_folders(path: str, folders: frozenset[str]) -> bool:
+    return any(topic_key(part) in folders or part in folders for part in path.split("/")[:-1])
+
+
+def is_internal_path(path: str, project: Project) -> bool:
+    """True for a path users never run: tests, CI, or one of the project's internal folders."""
+    folders = frozenset(project.internal_folders) | {topic_key(f) for f in project.internal_folders}
+    return is_test_path(path) or is_ci_path(path) or _in_folders(path, folders)
+
+
+def is_internal(activity: Activity, project: Project) -> bool:
+    """True when no user of the project sees the change (see the module docstring)."""
+    if project.audience == "maintainers":
+        return False
+    kind = split_title(activity.title).kind
+    first = activity.title.split(maxsplit=1)[0].rstrip(":").lower() if activity.title else ""
+    if kind in _UNCHANGED_KINDS or kind in _INTERNAL_KINDS:
+        return True
+    paths = [f.path for f in activity.files]
+    if not paths:
+        return kind in _INTERNAL_KINDS or first in _INTERNAL_KINDS
+    internal = [is_internal_path(p, project) for p in paths]
+    if all(internal):
+        return True
+    # Docs beside tests or tooling are the docs of that tooling; docs alone are docs.
+    return any(internal) and all(i or is_doc_path(p) for i, p in zip(internal, paths, strict=True))
+
+
+# ---------------------------------------------------------------- security
+
+_FORK_MERGE = re.compile(r"^merge\s+(commit|branch|pull request)\b.*\bfrom\s+(a\s+)?fork\b", re.I)
+_ADVISORY = re.compile(r"\b(GHSA(-[0-9a-z]{4}){3}|CVE-\d{4}-\d{4,})\b", re.I)
+_FLAW = re.compile(
+    r"\b(vulnerab\w*|path[- ]traversal|directory[- ]traversal|XSS|cross[- ]site\s+scripting"
+    r"|prototype[- ]pollution|ReDoS|DOM[- ]clobbering|SSRF|CSRF|RCE|remote\s+code\s+execution"
+    r"|code\s+injection|command\s+injection|SQL\s+injection|open\s+redirect"
+    r"|security\s+(fix|advisory|issue|vulnerability))\b",
+    re.I,
+)
+# "Add XSS test", "docs: explain CSRF": words about a flaw that fix none.
+_NOT_A_FIX = re.compile(r"^(docs?|test|tests|ci|chore\(deps|build\(deps)", re.I)
+
+
+def is_security_fix(activity: Activity, subject: str, body: str) -> bool:
+    """True when the change says it fixes a security flaw (see the module docstring)."""
+    title = activity.title
+    if _FORK_MERGE.match(title):
+        return True
+    parts = split_title(title)
+    if any(topic_key(x) == "security" for x in (*parts.tags, parts.kind or "", parts.scope or "")):
+        return True
+    if any("security" in topic_key(label) for label in activity.labels):
+        return True
+    if _NOT_A_FIX.match(title):
+        return False
+    if _ADVISORY.search(title) or _FLAW.search(subject):
+        return True
+    return _ADVISORY.search(body) is not None
+
+
+def is_fork_merge(title: str) -> bool:
+    """True for "Merge commit from fork": a title that says nothing of the change."""
+    return _FORK_MERGE.match(title) is not None
+
+
+# The first bullet of a squashed fork merge ("* fix: move runtime properties to symbols").
+_BULLET = re.compile(r"^\s*[*-]\s+(?!co-authored|signed-off|update\s)(\S.{8,120})$", re.I | re.M)
+
+
+def fork_subject(activity: Activity, releases: list[Activity]) -> str | None:
+    """What a fork merge fixes, in a changelog line of a release in `releases` that cites its
+    sha ("- fix: prevent XSS on `hydratable` … ([`a16ebc6…`](…))"), else its body's first
+    bullet; None when neither says."""
+    for release in releases:
+        for line in _entries(release.body):
+            if activity.sha[:7] in line:
+                return _entry_text(line)
+    match = _BULLET.search(activity.body)
+    return match.group(1).strip() if match else None
+
+
+def _entries(body: str) -> list[str]:
+    """The bullet entries of a changelog body, each joined onto one line."""
+    entries: list[str] = []
+    for line in body.splitlines():
+        if re.match(r"^\s*[-*]\s+", line):
+            entries.append(line.strip())
+        elif entries and line.strip() and not line.lstrip().startswith("#"):
+            entries[-1] += " " + line.strip()
+        elif not line.strip() and entries:
+            entries.append("")
+    return [e for e in entries if e]
+
+
+def _entry_text(line: str) -> str:
+    text = re.sub(r"^[-*]\s+", "", line)
+    text = re.sub(r"\s*\(\[[^\]]*\]\([^)]*\)\)\s*$", "", text)  # "([`sha`](url))"
+    text = re.sub(r"\s*\(\[#\d+\]\([^)]*\)\)\s*$", "", text)
+    return text.strip()
+
+
+# ---------------------------------------------------------------- housekeeping
+
+_HOUSEKEEPING_TITLE = re.compile(
+    r"\b(changelog|release\s+notes|translations?|i18n|l10n|sponsors?|contributors?\s+(list|page)"
+    r"|people\s+page|team\s+page)\b",
+    re.I,
+)
+_HOUSEKEEPING_PATH = re.compile(
+    r"(^|/)(CHANGELOG[^/]*|CHANGES[^/]*|HISTORY[^/]*|NEWS[^/]*|RELEASE[-_]?NOTES[^/]*)$"
+    r"|(^|/)(locales?|i18n|l10n|translations?|lang)/|(^|/)(sponsors?|people|team|contributors)"
+    r"[^/]*$|(^|/)\.changeset/",
+    re.I,
+)
+
+
+def housekeeping_of(subject: str, paths: list[str]) -> str | None:
+    """ "translations", "changelog" or "people" for a housekeeping change, else None."""
+    if paths and all(_HOUSEKEEPING_PATH.search(p) or is_doc_path(p) for p in paths):
+        found = [m.group(0).lower() for p in paths if (m := _HOUSEKEEPING_PATH.search(p))]
+        if found:
+            return _what(" ".join(found) + " " + subject)
+    match = _HOUSEKEEPING_TITLE.search(subject)
+    if match and (not paths or all(is_doc_path(p) or _HOUSEKEEPING_PATH.search(p) for p in paths)):
+        return _what(match.group(0))
+    return None
+
+
+def _what(text: str) -> str:
+    text = text.lower()
+    if re.search(r"locale|i18n|l10n|translat|lang/", text):
+        return "translations"
+    if re.search(r"sponsor|people|team|contributor", text):
+        return "people"
+    return "changelog"

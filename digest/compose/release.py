@@ -1,0 +1,70 @@
+"""How a release reads: "vite 8.0.16 is out", "svelte 5.55.6 and 5.55.7 are out with four
+security fixes", "vite ships create-vite 9.1.0".
+
+A release unit is its project's releases of the window (`select.Unit.related`) and the
+changes they ship (`Unit.carried`); the sentence says what the releases carry that a
+reader must act on (security fixes, breaking changes), counted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from digest.compose.phrases import _predicate, count_word
+from digest.select import Unit
+from digest.text import join_words
+
+
+def versions(unit: Unit) -> tuple[list[str], list[str]]:
+    """The project's own versions and its packages' ("create-vite 9.1.0"), earliest first."""
+    own: list[str] = []
+    packages: list[str] = []
+    events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
+    for event in events:
+        for package, version in event.release.versions if event.release else ():
+            target = own if package is None else packages
+            text = version if package is None else f"{package} {version}"
+            if text not in target:
+                target.append(text)
+    return sorted(own, key=_order), packages
+
+
+def _order(version: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", version))
+
+
+def carrying(unit: Unit) -> str:
+    """ "with four security fixes", "with a breaking change", or ""."""
+    security = sum(e.security for e in unit.carried)
+    breaking = sum(e.breaking and not e.security for e in unit.carried)
+    parts = []
+    if security:
+        parts.append(f"{count_word(security)} security {'fix' if security == 1 else 'fixes'}")
+    if breaking:
+        noun = "change" if breaking == 1 else "changes"
+        parts.append(f"{count_word(breaking)} breaking {noun}")
+    text = join_words(parts).replace("one security fix", "a security fix")
+    return f"with {text.replace('one breaking change', 'a breaking change')}" if parts else ""
+
+
+def release_predicate(unit: Unit, *, past: bool = False, carry: bool = True) -> str:
+    """The verb phrase after the project's name: "8.0.16 is out", "5.55.6 and 5.55.7 are
+    out with four security fixes", "ships create-vite 9.1.0"; in the `past` for a lede
+    ("released 8.0.16")."""
+    own, packages = versions(unit)
+    tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
+    if own and not past:
+        verb = "is out" if len(own) == 1 else "are out"
+        also = f", with {join_words(packages)}" if packages and not tail else ""
+        return f"{join_words(own)} {verb}{also}{tail}"
+    named = own + packages
+    if not named:
+        return ("published a release" if past else "publishes a release") + tail
+    return ("released " if past else "ships ") + join_words(named) + tail
+
+
+def unit_predicate(unit: Unit, **options: object) -> str:
+    """`phrases._predicate` of the unit's lead, or its release phrase for a release."""
+    if unit.lead.release is not None:
+        return release_predicate(unit, carry=bool(options.get("headline", True)))
+    return _predicate(unit.lead, **options)  # type: ignore[arg-type]

@@ -1,0 +1,120 @@
+"""Releases: the commit that publishes a version of the project (or of one of its packages).
+
+Read from the shapes release tooling leaves, never from one repository's names:
+`release: v8.0.16`, `release: create-vite@9.1.0`, `chore(release): 1.2.3`, changesets'
+"Version Packages" (the versions are `## name@x.y.z` headings of its body), "Release 2.3.0",
+"Prepare release v2.14.0", "Bump version to 0.12.4", "<Name> 1.42.1", a bare "v1.2.3".
+A development version ("Bump version to 0.19.2.dev0 after release") is housekeeping,
+not a release. A source that knows releases otherwise (tags, GitHub releases) builds a
+`Release` itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from digest.model import Activity
+
+_VERSION = r"v?\d+\.\d+(?:\.\d+)?(?:[-.+]?(?:a|b|rc|alpha|beta|pre|post|dev)\.?\d*)*"
+_PACKAGE = r"(?:@[\w.-]+/)?[\w.-]+"
+_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
+# Each shape, matched against the whole title (its PR number taken off).
+_TITLES = (
+    # release: v8.0.16 · release: create-vite@9.1.0 · chore(release): v1.2.3 · build(release): …
+    re.compile(
+        rf"^(?:\w+\()?release\)?!?:\s*(?:(?P<package>{_PACKAGE})@)?(?P<version>{_VERSION})$", re.I
+    ),
+    # Release 2.3.0 · Release v2.3.0 · Prepare release v2.14.0a1 · Releasing create-vite 9.1.0
+    re.compile(
+        rf"^(?:prepare\s+(?:for\s+)?)?releas(?:e|ing)\s+(?:(?P<package>{_PACKAGE})[@ ])?"
+        rf"(?P<version>{_VERSION})$",
+        re.I,
+    ),
+    # Bump version to 0.12.4 · Bump to 1.2.3 · Set version to 2.0.0
+    re.compile(
+        rf"^(?:bump|set|update)\s+(?:the\s+)?(?:version\s+)?to\s+(?P<version>{_VERSION})$", re.I
+    ),
+    # v1.2.3 · 1.2.3
+    re.compile(rf"^(?P<version>{_VERSION})$"),
+)
+# "<Name> 1.42.1": a release when its files include a version manifest.
+_NAMED = re.compile(
+    rf"^(?P<package>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){{0,2}})\s+(?P<version>{_VERSION})$"
+)
+_CHANGESETS = re.compile(r"^version\s+packages(?:\s*\((?:beta|next|alpha|rc)\))?$", re.I)
+# `## svelte@5.55.7` / `## @scope/pkg@1.0.0` in a changesets body.
+_BODY_VERSION = re.compile(
+    rf"^#{{1,3}}\s+(?P<package>{_PACKAGE})@(?P<version>{_VERSION})\s*$", re.M
+)
+_DEV = re.compile(r"(?:\.|-)?dev\d*$|-SNAPSHOT$|\bafter\s+release\b|\bpost\b", re.I)
+_MANIFEST = re.compile(
+    r"(^|/)(package\.json|pyproject\.toml|setup\.(py|cfg)|Cargo\.toml|version\.(py|txt|go|rb)"
+    r"|__init__\.py|_version\.py|gradle\.properties|pom\.xml|CHANGELOG[^/]*|CITATION\.cff)$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Release:
+    """A published version: `versions` as (package or None for the project itself, version)."""
+
+    versions: tuple[tuple[str | None, str], ...]
+
+    @property
+    def version(self) -> str | None:
+        """The project's own version when it has one, else the first package's."""
+        own = [v for p, v in self.versions if p is None]
+        return (own or [v for _, v in self.versions] or [None])[0]
+
+
+def _plain(version: str) -> str:
+    return version[1:] if version[:1] in "vV" and version[1:2].isdigit() else version
+
+
+def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Release | None:
+    """The release `activity` is, or None. `subject` is its title without tags and type
+    (for the conventional `release:` shape the whole title is read); `own_keys` are the
+    project's name keys, so "svelte@5.55.7" is the project's own version."""
+    title = _NUMBER.sub("", activity.title.strip())
+    if _CHANGESETS.match(title) or _CHANGESETS.match(subject):
+        found = tuple(
+            (_own(m["package"], own_keys), _plain(m["version"]))
+            for m in _BODY_VERSION.finditer(activity.body)
+        )
+        return Release(found)
+    for pattern in _TITLES:
+        match = pattern.match(title) or pattern.match(_NUMBER.sub("", subject))
+        if match:
+            break
+    else:
+        match = _NAMED.match(title)
+        if match is None or not any(_MANIFEST.search(f.path) for f in activity.files):
+            return None
+    version = match["version"]
+    if _DEV.search(version) or _DEV.search(title):
+        return None
+    package = match.groupdict().get("package")
+    return Release(((_own(package, own_keys), _plain(version)),))
+
+
+def _own(package: str | None, own_keys: frozenset[str]) -> str | None:
+    """None when `package` names the project itself ("svelte", "Python Polars")."""
+    if package is None:
+        return None
+    # "svelte", or "Python Polars" (the project's name after a word naming a language).
+    words = [re.sub(r"[^a-z0-9]+", "", w) for w in package.lower().split()]
+    if "".join(words) in own_keys or (len(words) > 1 and words[-1] in own_keys):
+        return None
+    return package
+
+
+def is_own_version_bump(activity: Activity, subject: str) -> bool:
+    """True for the project's move to a development version after a release ("Bump version
+    to 0.19.2.dev0 after release", "Set version post v2.13 release"): housekeeping."""
+    return bool(
+        re.search(r"\bversion\b", subject, re.I)
+        and (_DEV.search(_NUMBER.sub("", subject)) or re.search(r"\bpost\b.*\brelease\b", subject))
+        and activity.files
+        and all(_MANIFEST.search(f.path) or f.path.endswith(".md") for f in activity.files)
+    )

@@ -1,0 +1,104 @@
+"""What the window says about a change that the change alone does not.
+
+- A security fix merged from a private fork ("Merge commit from fork") takes the words of
+  the changelog line that cites it in a release of the window, else its body's first bullet.
+- A back-out relanded later in the window was only briefly out: it is folded with its
+  reland, cited together, and nothing is left to watch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from digest.audience import fork_subject, is_fork_merge
+from digest.language import split_verb
+from digest.titles import split_title
+
+if TYPE_CHECKING:
+    from digest.classify import Event
+    from digest.model import Activity
+
+
+def _title_key(title: str) -> str:
+    return re.sub(r"\W+", " ", split_title(title).subject.lower()).strip()
+
+
+def link_reverts(events: list[Event]) -> list[Event]:
+    """Link each revert or reland to the change it undoes when that change is in the window (N8).
+
+    A linked original is folded into its revert's event (`linked`) and dropped from the list,
+    so one story cites both.
+    """
+    by_title = {(e.repo, _title_key(e.activity.title)): e for e in events}
+    absorbed: set[str] = set()
+    linked: dict[str, tuple[Activity, ...]] = {}
+    for event in events:
+        if event.reverts_title is None:
+            continue
+        original = by_title.get((event.repo, _title_key(event.reverts_title)))
+        if original is not None and original is not event and original.kind not in ("revert",):
+            absorbed.add(original.activity.sha)
+            linked[event.activity.sha] = (original.activity,)
+    result = []
+    for event in events:
+        if event.activity.sha in absorbed:
+            continue
+        if event.activity.sha in linked:
+            event = replace(event, linked=linked[event.activity.sha])
+        result.append(event)
+    return result
+
+
+def retitle_fork_merges(events: list[Event]) -> list[Event]:
+    """Fork merges with what they fix as their subject, when the window says it."""
+    releases = [e.activity for e in events if e.release is not None]
+    out = []
+    for event in events:
+        if event.security and is_fork_merge(event.activity.title):
+            text = fork_subject(event.activity, releases)
+            if text:
+                parts = split_title(re.sub(r"`?\[([^\]]*)\]\([^)]*\)`?", r"\1", text))
+                verb, obj = split_verb(parts.subject)
+                if verb is not None and obj.strip():
+                    event = replace(event, subject=parts.subject, verb=verb, obj=obj.strip())
+        out.append(event)
+    return out
+
+
+def _key(title: str) -> str:
+    return re.sub(r"\W+", " ", title.lower()).strip()
+
+
+def fold_relands(events: list[Event]) -> list[Event]:
+    """A back-out whose change lands again later in the window ("Reland X", or X under its
+    own title) becomes one event, `relanded`, citing the original, the back-out and the
+    reland; the reland leaves the list."""
+    absorbed: set[str] = set()
+    out: list[Event] = []
+    for event in events:
+        if event.kind != "revert" or event.reverts_title is None:
+            out.append(event)
+            continue
+        undone = _key(split_title(event.reverts_title).subject)
+        original = {a.sha for a in event.linked}
+        again = next(
+            (
+                other
+                for other in events
+                if other is not event
+                and other.activity.sha not in original
+                and other.activity.landed_at > event.activity.landed_at
+                and other.kind in ("reland", "feature", "fix", "refactor", "chore")
+                and _key(other.obj if other.kind == "reland" else other.subject) == undone
+                and other.repo == event.repo
+            ),
+            None,
+        )
+        if again is None:
+            out.append(event)
+            continue
+        absorbed.add(again.activity.sha)
+        out.append(replace(event, relanded=True, linked=(*event.linked, again.activity)))
+    return [e for e in out if e.activity.sha not in absorbed]
