@@ -157,8 +157,10 @@ class Unit:
     related: tuple[Event, ...] = ()
     # The topic most of the project's changes share; naming it adds nothing.
     dominant_topic: str | None = None
-    # For a release: the changes of the window it ships (`rank.carried`).
+    # For a release: the changes of the window it ships (`rank.carried`), and the one its
+    # sentence names when none of them is a security fix or breaking change.
     carried: tuple[Event, ...] = ()
+    highlight: Event | None = None
 
     @property
     def activities(self) -> tuple[Activity, ...]:
@@ -228,6 +230,7 @@ def group_units(
         news, bumps, trivia = split_news([e for e, _ in events], fold_trivia=fold_trivia)
         told = {id(e) for e in news}
         candidates = [pair for pair in events if id(pair[0]) in told]
+        scores = {e.activity.sha: score for e, score in candidates}
         words = {e.activity.sha: _title_words(e) for e, _ in candidates}
         used: set[str] = set()
         top: list[Unit] = []
@@ -246,7 +249,8 @@ def group_units(
                 if event.release is not None:  # one sentence tells every release
                     related = _releases(event, candidates, used)
                 ships = tuple(e for r in (event, *related) for e in shipped.get(r.activity.sha, ()))
-                top.append(Unit(event, score, related, dominant_topic=dominant, carried=ships))
+                best = _highlight(ships, used, scores) if event.release is not None else None
+                top.append(Unit(event, score, related, dominant, carried=ships, highlight=best))
             elif event.must_act:
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
             else:
@@ -266,6 +270,21 @@ def group_units(
         )
     picks.sort(key=lambda p: -p.lead.score)
     return picks
+
+
+def _highlight(ships: tuple[Event, ...], used: set[str], scores: dict[str, float]) -> Event | None:
+    """The change a release sentence names: the most significant user-visible change it
+    ships that no unit names yet, unless it ships a security fix or breaking change (the
+    sentence counts those, and they have sentences of their own)."""
+    if any(e.security or e.breaking for e in ships):
+        return None
+    told = [e for e in ships if e.activity.sha in scores and e.activity.sha not in used]
+    told = [e for e in told if not (e.internal or e.must_act or e.kind == "revert")]
+    if not told:
+        return None
+    best = max(told, key=lambda e: scores[e.activity.sha])
+    used.add(best.activity.sha)
+    return best
 
 
 def _releases(lead: Event, events: list[tuple[Event, float]], used: set[str]) -> tuple[Event, ...]:

@@ -117,7 +117,13 @@ def unit_sentence(
         return f"{sentence} {cite_capped(*unit.activities)}."
     if event.release is not None:
         sentence = opening.format(s=name, p=release_predicate(unit))
-        return f"{sentence} {cite_capped(*unit.activities)}."
+        sentence += f" {cite_capped(*unit.activities)}"
+        if unit.highlight is not None:
+            fix = unit.highlight.kind == "fix" or unit.highlight.activity.title.startswith("fix")
+            what = "a fix" if fix else "the change"
+            sentence += f", with {what} that {_predicate(unit.highlight, max_words=max_words)}"
+            sentence += f" {cite(unit.highlight.activity)}"
+        return f"{sentence}."
     if event.kind == "revert" and event.linked:
         original = event.linked[0]
         when = _since_original(event.activity.landed_at, original.landed_at)
@@ -133,6 +139,8 @@ def unit_sentence(
     sentence = opening.format(s=subject, p=predicate)
     if area and area not in (unit.dominant_topic, known_topic):
         sentence += f" in {area}"
+    if event.security:
+        sentence += ", a security fix"
     own = (*event.linked, event.activity)
     sentence += f" {cite_capped(*own)}"
     room = MAX_CITATIONS - len({a.sha for a in own})

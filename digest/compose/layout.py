@@ -30,7 +30,13 @@ IN_BRIEF = "In brief"
 SMALL_STORY_UNITS = 6
 _KIND_THEMES = {"feature": "New and changed", "fix": "Fixes"}
 MAINTENANCE = "Maintenance"
-_THEMES = {BACK_OUTS, OTHER, MAINTENANCE, *_KIND_THEMES.values()}
+RELEASES = "Releases"
+SECURITY = "Security"
+RELEASES_AND_SECURITY = "Releases and security fixes"
+_THEMES = {
+    BACK_OUTS, OTHER, MAINTENANCE, RELEASES, SECURITY, RELEASES_AND_SECURITY,
+    *_KIND_THEMES.values(),
+}  # fmt: skip
 
 
 def write_day_body(
@@ -135,9 +141,14 @@ def write_sections(
     pick = picks[0]
     name = _name(config, pick.repo)
     pack = detail < 3 or len(pick.units) > SMALL_STORY_UNITS
-    groups = _by_topic(list(pick.units))
+    first = [u for u in pick.units if u.lead.release is not None or u.lead.security]
+    others = [u for u in pick.units if u not in first]
+    groups = _by_topic(others)
     if len(groups) < 2:
-        groups = _by_theme(list(pick.units))
+        groups = _by_theme(others)
+    if first:
+        groups = [(_first_heading(first), first), *groups]
+        groups = [(h, us) for h, us in groups if us]
     for heading, units in groups:
         known = heading if heading not in _THEMES else None
         sentences = _section(
@@ -159,6 +170,15 @@ def write_sections(
             Paragraph(IN_BRIEF, tuple(vary_subjects(brief, name=name, openings=openings)))
         )
     return paragraphs
+
+
+def _first_heading(units: list[Unit]) -> str:
+    """The heading of what leads a story: its releases and security fixes."""
+    releases = any(u.lead.release is not None for u in units)
+    fixes = any(u.lead.security for u in units)
+    if releases and fixes:
+        return RELEASES_AND_SECURITY
+    return RELEASES if releases else SECURITY
 
 
 def _section(

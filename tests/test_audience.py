@@ -1,0 +1,241 @@
+"""Stories lead with what reaches a repository's users: releases, security fixes, then what
+users see; internal work, housekeeping and back-outs of internal work are counted."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from functools import cache
+
+import pytest
+
+from digest.classify import classify, classify_one
+from digest.compose import compose
+from digest.config import Project, WireConfig
+from digest.model import Activity, FileChange, Story, Window
+from digest.releases import release_of
+from digest.sources.replay import ReplaySource
+from tests.digest_data import ACTIVITY, example_config
+
+USERS = Project(repo="acme/widgets", name="widgets")
+START = datetime(2026, 5, 4, tzinfo=UTC)
+
+
+def change(
+    title: str, *paths: str, body: str = "", n: int = 0, labels: tuple[str, ...] = ()
+) -> Activity:
+    return Activity(
+        repo="acme/widgets",
+        sha=f"{n:040x}",
+        number=100 + n,
+        title=title,
+        body=body,
+        landed_at=START + timedelta(hours=n),
+        labels=labels,
+        files=tuple(FileChange(path=p, additions=10, deletions=2) for p in paths or ("src/a.py",)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("title", "paths", "body", "expected"),
+    [
+        ("release: v8.0.16", ("packages/vite/package.json",), "", ((None, "8.0.16"),)),
+        ("release: create-vite@9.1.0", ("x/package.json",), "", (("create-vite", "9.1.0"),)),
+        ("chore(release): 1.2.3", ("package.json",), "", ((None, "1.2.3"),)),
+        ("Release 0.19.0 (#3155)", ("setup.py",), "", ((None, "0.19.0"),)),
+        ("Prepare release v2.14.0a1 (#13224)", ("HISTORY.md",), "", ((None, "2.14.0a1"),)),
+        ("Bump version to 0.12.4", ("setup.py",), "", ((None, "0.12.4"),)),
+        ("v1.2.3", ("package.json",), "", ((None, "1.2.3"),)),
+        ("Widgets 1.42.1 (#28128)", ("py/pyproject.toml",), "", ((None, "1.42.1"),)),
+        (
+            "Version Packages (#18220)",
+            (".changeset/a.md", "packages/widgets/CHANGELOG.md"),
+            "# Releases\n## widgets@5.55.7\n\n### Patch Changes\n## @acme/kit@1.0.0\n",
+            ((None, "5.55.7"), ("@acme/kit", "1.0.0")),
+        ),
+    ],
+)
+def test_release_commits_are_found_by_their_shape(
+    title: str, paths: tuple[str, ...], body: str, expected: tuple
+) -> None:
+    event = classify_one(change(title, *paths, body=body), USERS)
+    assert event.kind == "release" and event.release is not None
+    assert event.release.versions == expected
+    assert event.bump is None and not event.trivia
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Bump version to 0.19.2.dev0 after release (#3178)",
+        "chore(deps): update dependency esbuild to v0.28.1",
+        "Bump requests from 2.32.4 to 2.33.0",
+        "docs: Add Polars On-Prem 0.5.0 release",
+        "Widgets 1.42.1",  # no version manifest among its files
+    ],
+)
+def test_other_titles_with_versions_are_no_release(title: str) -> None:
+    assert release_of(change(title, "src/a.py"), title, USERS.own_keys) is None
+
+
+def test_a_move_to_a_development_version_is_housekeeping() -> None:
+    dev = classify_one(
+        change("Bump version to 0.19.2.dev0 after release", "setup.py", "src/w/__init__.py"),
+        USERS,
+    )
+    assert dev.release is None and dev.trivia == "version"
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        ("playground/fs-serve/root/a.ts", "playground/fs-serve/__tests__/b.spec.ts"),
+        ("packages/x/src/__tests__/a.spec.ts",),
+        ("tests/unit/test_a.py", ".github/workflows/ci.yml"),
+        ("scripts/release.sh", "benchmarks/run.py", "e2e/app.ts"),
+        ("crates/core/src/a_test.go",),
+    ],
+)
+def test_a_change_touching_only_tests_tooling_or_ci_is_internal(paths: tuple[str, ...]) -> None:
+    assert classify_one(change("Make it faster", *paths), USERS).internal
+
+
+def test_a_fix_mostly_in_fixtures_is_user_visible_and_takes_its_topic_from_its_source() -> None:
+    fix = change(
+        "fix: reject windows alternate paths",
+        "packages/vite/src/node/server/middlewares/static.ts",
+        "playground/fs-serve/__tests__/commonTests.ts",
+        "playground/fs-serve/root/src/index.html",
+        "playground/fs-serve/root/vite.config-base.js",
+    )
+    event = classify_one(fix, USERS)
+    assert not event.internal
+    assert all("playground" not in t.lower() for t in event.topics)
+
+
+def test_a_refactor_is_internal_but_nothing_is_for_a_maintainers_project() -> None:
+    refactor = change("refactor(rust): Move Quantile to FunctionIRExpr", "crates/plan/src/a.rs")
+    assert classify_one(refactor, USERS).internal
+    maintained = USERS.model_copy(update={"audience": "maintainers"})
+    assert not classify_one(change("Bump timeout", ".github/workflows/ci.yml"), maintained).internal
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "labels"),
+    [
+        ("Merge commit from fork", "", ()),
+        ("fix: avoid path traversal with optimize deps sourcemap handler", "", ()),
+        ("Mitigate CVE-2026-31431 across all clusters", "", ()),
+        ("fix(security): escape attribute names", "", ()),
+        ("Escape attribute names", "", ("security",)),
+        ("Escape attribute names", "See GHSA-f3cj-j4f6-wq85.", ()),
+        ("fix: prevent XSS on hydratable", "", ()),
+    ],
+)
+def test_security_fixes_are_found_and_must_be_acted_on(
+    title: str, body: str, labels: tuple[str, ...]
+) -> None:
+    event = classify_one(change(title, body=body, labels=labels), USERS)
+    assert event.security and event.must_act and event.urgency == "immediate"
+
+
+@pytest.mark.parametrize(
+    "title", ["docs: explain XSS in templates", "test: add a path traversal case", "Add widgets"]
+)
+def test_words_about_a_flaw_that_fix_none_are_no_security_fix(title: str) -> None:
+    assert not classify_one(change(title), USERS).security
+
+
+def test_an_internal_back_out_is_counted_not_watched() -> None:
+    revert = classify_one(change('Revert "Add flaky test"', "tests/test_a.py"), USERS)
+    assert revert.kind == "revert" and revert.internal
+    assert not revert.must_act and revert.urgency is None
+    user = classify_one(change('Revert "Add widgets"', "src/widgets.py"), USERS)
+    assert user.must_act and user.urgency == "monitor"
+
+
+def test_a_back_out_relanded_in_the_window_is_told_as_such() -> None:
+    activities = [
+        change("Add widget cache", "src/cache.py", n=0),
+        change('Revert "Add widget cache"', "src/cache.py", n=1),
+        change('Reland "Add widget cache"', "src/cache.py", n=2),
+        change("Add widget store", "src/store.py", n=3),
+        change("Add widget shelf", "src/shelf.py", n=4),
+        change("Add widget crate", "src/crate.py", n=5),
+    ]
+    config = WireConfig(projects=(USERS,))
+    events = classify(activities, config)
+    revert = next(e for e in events if e.kind == "revert")
+    assert revert.relanded and not revert.must_act and len(revert.linked) == 2
+    assert not any(e.kind == "reland" for e in events)
+    story = compose(
+        activities, config=config, window=Window(since=START, until=START + timedelta(days=1))
+    )
+    text = " ".join(s.text for s in story.body)
+    assert "briefly backs out and relands “Add widget cache”" in text
+    assert not any(i.urgency == "monitor" for i in story.action_items)
+
+
+def test_housekeeping_is_counted_on_a_day_too() -> None:
+    activities = [
+        change("Add widgets", n=0),
+        change("Add gadgets", "src/g.py", n=1),
+        change("Add sprockets", "src/s.py", n=2),
+        change("Add cogs", "src/c.py", n=3),
+        change("Update French translations", "docs/locales/fr/index.md", n=4),
+        change("Update the changelog", "CHANGELOG.md", n=5),
+    ]
+    story = compose(
+        activities, config=WireConfig(), window=Window(since=START, until=START + timedelta(days=1))
+    )
+    text = " ".join(s.text for s in story.body)
+    assert "translations" not in text.lower() and "changelog" not in text.lower()
+    assert "housekeeping and translation changes" in text
+    assert story.checks is not None and story.checks.problems == ()
+
+
+# ---------------------------------------------------------------- real windows
+
+
+@cache
+def _file(name: str) -> tuple[Activity, ...]:
+    return tuple(ReplaySource(ACTIVITY / name).read_all())
+
+
+def _week(name: str, monday: str) -> Story:
+    since = datetime.fromisoformat(f"{monday}T00:00:00+00:00")
+    return compose(
+        _file(name),
+        config=example_config(),
+        window=Window(since=since, until=since + timedelta(days=7)),
+    )
+
+
+def test_svelte_leads_with_its_releases_and_the_security_fixes_they_ship() -> None:
+    story = _week("sveltejs-svelte-2026-q2.jsonl", "2026-05-11")
+    assert story.headline == "SVELTE 5.55.6 AND 5.55.7 ARE OUT WITH FOUR SECURITY FIXES"
+    text = " ".join(s.text for s in story.body)
+    assert "merges commit from fork" not in text and "versions Packages" not in text
+    assert "prevents XSS on `hydratable` from user contents" in text
+    [item] = [i for i in story.action_items if i.urgency == "immediate"]
+    assert item.text.startswith("Upgrade svelte to 5.55.7 or later: it ships four security fixes")
+    assert story.checks is not None and story.checks.problems == ()
+
+
+def test_vite_leads_with_its_release_and_files_the_traversal_fix_under_no_playground() -> None:
+    story = _week("vitejs-vite-2026-q2.jsonl", "2026-06-01")
+    assert story.headline.startswith("VITE 8.0.15 AND 8.0.16 ARE OUT")
+    assert all("playground" not in s.heading.lower() for s in story.sections)
+    first = story.body[0].text
+    assert (
+        first.startswith("vite 8.0.15 and 8.0.16 are out")
+        and "rejects windows alternate paths" in first
+    )
+    assert story.checks is not None and story.checks.problems == ()
+
+
+def test_polars_names_no_internal_refactor_while_users_got_features() -> None:
+    story = _week("pola-rs-polars-2026-q2.jsonl", "2026-05-04")
+    titles = {r.title for r in story.references}
+    assert not any(t.startswith("refactor") for t in titles), titles
+    assert "LAZYFRAME.GATHER" in story.headline or "`over`" in story.headline
+    assert story.checks is not None and story.checks.problems == ()
