@@ -29,7 +29,11 @@ _STATED_BREAKING = re.compile(
     r"(bc[- ]breaking|breaking|backwards?[- ]incompatible)\b"
     r"|^\s*(#+\s*)?(bc[- ]breaking|breaking changes?)(\s+notes?)?\s*(:|$)(?!\s*(none|no|n/?a)\b)"
     r"|\b(removes?|removed|removing)\s+(the\s+)?public\s+(\S+\s+){0,3}"
-    r"(api|function|method|class|argument|parameter|option|flag|module)s?\b",
+    r"(api|function|method|class|argument|parameter|option|flag|module)s?\b"
+    # "This is a breaking change", "this PR adds a breaking change"; a release's "new
+    # default rules" change what users get without asking.
+    r"|\bthis\s+((pr|change|commit|diff)\s+)?(is|adds|introduces|makes)\s+a\s+"
+    r"(bc[- ])?breaking\s+change\b|\bnew\s+default\s+rules\b",
     re.I | re.M,
 )
 # "Drop support for Python 3.9", "Remove Python 3.8 support", "Remove deprecated `parse_obj`":
@@ -44,7 +48,7 @@ _REMOVED_API = re.compile(
 _USAGE = re.compile(r"\b(usages?|uses?|calls?)\s+(of|to)\b|\bdeprecated\b.*\bfrom\b", re.I)
 # What every branch of _STATED_BREAKING spells, under the same flags: a body without it
 # cannot match, and a literal scans a long body twice as fast as the whole pattern.
-_BREAKING_HINT = re.compile(r"breaking|incompatible|public", re.I)
+_BREAKING_HINT = re.compile(r"breaking|incompatible|public|default rules", re.I)
 _NEGATED = re.compile(r"\b(non|not|no)[- ](bc[- ])?breaking\b|\bis\s+not\s+(a\s+)?breaking\b", re.I)
 
 # ---------------------------------------------------------------- deprecation

@@ -384,7 +384,7 @@ def test_a_week_of_reverts_in_many_topics_watches_the_three_most_significant() -
 def test_the_showcase_back_out_is_watched_on_its_backend() -> None:
     (watch,) = [i for i in showcase_story().action_items if i.urgency == "monitor"]
     assert watch.text.startswith(
-        "Watch your builds and metrics on ExecuTorch's XNNPACK backend: "
+        "Check whether ExecuTorch's XNNPACK backend still does what you rely on: "
         "XNNPACK serialization was backed out"
     )
 

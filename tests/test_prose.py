@@ -53,13 +53,13 @@ REASONS = {
     "wrong project": "PyTorch",
     "other project": "names ci-infra, which its draft does not",
     "padded": "words; its draft has",
-    "monotonous": "reads badly (repeated-connective): “meanwhile ×6”",
+    "monotonous": "reads badly (repeated-connective): “meanwhile ×8”",
     "misattributed lede": "xnnpack of ci-infra, which the draft does not",
     "wrong component": "attribution",
     "new number": "40",
     "moved citation": "which is not the claim of reference",
     "dropped citation": "cites no marker",
-    "wrong count": "the body has 5 sentences; the draft has 6",
+    "wrong count": "the body has 7 sentences; the draft has 8",
     "not JSON": "not a JSON object",
 }
 

@@ -102,8 +102,9 @@ def _undone(unit: Unit) -> str:
 
 
 def monitor_item(units: list[Unit], *, name: str) -> str:
-    """ "Watch your builds and metrics on ExecuTorch's XNNPACK backend: XNNPACK serialization
-    was backed out [5]"; several reverts and relands of one topic are counted, the first
+    """ "Check whether ExecuTorch's XNNPACK backend still does what you rely on: XNNPACK
+    serialization was backed out [5]"; a reland alone, "Check ExecuTorch's Arm backend
+    again: “Add X” is back after a back-out [5]"; several reverts and relands of one topic are counted, the first
     `MAX_CITATIONS` cited ("five changes were backed out, among them [1][4][6]")."""
     where = place(units[0].lead, name)
     cited = units[:MAX_CITATIONS]
@@ -121,9 +122,10 @@ def monitor_item(units: list[Unit], *, name: str) -> str:
             what = f"{count_word(reverts)} {changes} backed out and as many relanded"
     else:
         what = f"{count_word(len(units))} changes were {'backed out' if reverts else 'relanded'}"
-    return f"Watch your builds and metrics on {where}: {what}" + (
-        marker if marker.startswith(",") else f" {marker}"
-    )
+    marker = marker if marker.startswith(",") else f" {marker}"
+    if len(units) == 1 and relands:
+        return f"Check {where} again: {_undone(units[0])} is back after a back-out{marker}"
+    return f"Check whether {where} still does what you rely on: {what}{marker}"
 
 
 def deprecation_item(unit: Unit, *, name: str) -> str:
@@ -136,10 +138,10 @@ def deprecation_item(unit: Unit, *, name: str) -> str:
 
 
 def capability_item(unit: Unit, *, name: str) -> str:
-    """ "Plan for what you can now build on ExecuTorch's Arm backend: the change adds …"."""
+    """ "Plan to use it if you build on ExecuTorch's Arm backend: the change adds …"."""
     event = unit.lead
     return (
-        f"Plan for what you can now build on {place(event, name)}: the change "
+        f"Plan to use it if you build on {place(event, name)}: the change "
         f"{_predicate(event, max_words=10)} {cite(event.activity)}"
     )
 

@@ -162,7 +162,7 @@ _ALIASES = frozenset({*_PROJECT_ALIASES, *_BACKEND_ALIASES})
 def _subject_pattern(name: str) -> re.Pattern[str]:
     aliases = "|".join(sorted(_ALIASES))
     return re.compile(
-        rf"^(?P<link>(?:In addition|Elsewhere|Meanwhile), )?"
+        rf"^(?P<link>(?:In addition|Elsewhere|Meanwhile|Beyond these), )?"
         rf"(?P<subject>{re.escape(name)}(?:'s \S+(?: \S+){{0,2}}? backend)?|{aliases}"
         rf"|{'|'.join(a.lower() for a in sorted(_ALIASES))}) "
     )

@@ -82,8 +82,7 @@ def write_day_body(
             openings=openings,
             max_topics=1 if detail else 0,
             counted_extras=counted,
-            # A day names most of what landed; the rest is worth a count when it is large.
-            count_rest=len(pick.rest) >= 2 * len(pick.units),
+            count_rest=True,
             acted=acted,
         )
         sentences[start:] = vary_subjects(sentences[start:], name=name, openings=openings)
