@@ -151,12 +151,18 @@ _HOUSEKEEPING_PATH = re.compile(
 )
 
 
+# A version number in a documentation change's title: it writes up a release.
+_RELEASE_POST = re.compile(r"(?<![\w.])v?\d+\.\d+(\.\d+)?(?![\w.])")
+
+
 def housekeeping_of(subject: str, paths: list[str]) -> str | None:
     """ "translations", "changelog" or "people" for a housekeeping change, else None."""
     if paths and all(_HOUSEKEEPING_PATH.search(p) or is_doc_path(p) for p in paths):
         found = [m.group(0).lower() for p in paths if (m := _HOUSEKEEPING_PATH.search(p))]
         if found:
             return _what(" ".join(found) + " " + subject)
+    if paths and all(is_doc_path(p) for p in paths) and _RELEASE_POST.search(subject):
+        return "changelog"  # "vite 8.1 post", "Add On-Prem 0.5.0 release": release notes
     match = _HOUSEKEEPING_TITLE.search(subject)
     if match and (not paths or all(is_doc_path(p) or _HOUSEKEEPING_PATH.search(p) for p in paths)):
         return _what(match.group(0))

@@ -249,7 +249,9 @@ def group_units(
                 if event.release is not None:  # one sentence tells every release
                     related = _releases(event, candidates, used)
                 ships = tuple(e for r in (event, *related) for e in shipped.get(r.activity.sha, ()))
-                best = _highlight(ships, used, scores) if event.release is not None else None
+                # A release names a change it ships only when there are more than fit.
+                names = event.release is not None and crowded
+                best = _highlight(ships, used, scores) if names else None
                 top.append(Unit(event, score, related, dominant, carried=ships, highlight=best))
             elif event.must_act:
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))

@@ -53,11 +53,10 @@ def release_predicate(unit: Unit, *, past: bool = False, carry: bool = True) -> 
     ("released 8.0.16")."""
     own, packages = versions(unit)
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
-    if own and not past:
-        verb = "is out" if len(own) == 1 else "are out"
-        also = f", with {join_words(packages)}" if packages and not tail else ""
-        return f"{join_words(own)} {verb}{also}{tail}"
     named = own + packages
+    if own and not past:
+        verb = "is out" if len(named) == 1 else "are out"
+        return f"{join_words(named)} {verb}{tail}"
     if not named:
         return ("published a release" if past else "publishes a release") + tail
     return ("released " if past else "ships ") + join_words(named) + tail
