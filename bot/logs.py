@@ -10,6 +10,11 @@ The delivery, story and channel ids come from `bind` (a context variable, so an 
 task's ids stay its own: the worker binds them for each delivery it starts) or from a
 call's `extra={"delivery": …}`.
 
+Records of other packages (APScheduler, Alembic, aiohttp, …) show from WARNING unless the
+level is DEBUG or `configure(libraries=…)` says otherwise (`wire run --verbose`: INFO). A
+line meant for the person at the terminal (`announce`: the start banner, "stopping: …") is
+printed bare in the text format and is a record with its facts as fields in JSON.
+
 Secrets never reach the output: every configured secret value, and anything shaped like a
 token (Slack xox…/xapp-, GitHub ghp_/github_pat_, `Bearer …`/`Bot …` credentials,
 `token=`/`secret=` query values, a URL's password), is replaced by "[redacted]" in every field of every line,
@@ -31,6 +36,7 @@ from pydantic import BaseModel, SecretStr
 
 REDACTED = "[redacted]"
 IDS = ("delivery", "story", "channel")
+OWN = ("wire", "digest", "bot")  # loggers of The Wire; any other is a library's
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 TOKEN_SHAPES = re.compile(
     r"xox[abposr]-[A-Za-z0-9-]+"
@@ -97,14 +103,22 @@ class JsonFormatter(logging.Formatter):
         }
         line["time"] = line["time"].replace("+00:00", "Z")
         line.update(_ids_of(record))
+        line.update(getattr(record, "facts", None) or {})
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
         elif record.stack_info:
             line["stack"] = self.formatStack(record.stack_info)
-        return json.dumps(
-            {k: self.redact(v) if isinstance(v, str) else v for k, v in line.items()},
-            ensure_ascii=False,
-        )
+        return json.dumps(_redacted(line, self.redact), ensure_ascii=False)
+
+
+def _redacted(value: Any, redact: Redactor) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v, redact) for v in value]
+    return value
 
 
 class TextFormatter(logging.Formatter):
@@ -115,6 +129,8 @@ class TextFormatter(logging.Formatter):
         self.redact = redact
 
     def format(self, record: logging.LogRecord) -> str:
+        if (bare := getattr(record, "terminal", None)) is not None:
+            return self.redact(bare)  # `announce`: for the person, without time or level
         text = super().format(record)
         ids = _ids_of(record)
         if ids:
@@ -135,26 +151,48 @@ def formatter(format: Literal["text", "json"], *, secrets: Iterable[str] = ()) -
 QUIET_LOGGERS = ("alembic.runtime.plugins",)
 
 
+class LibraryFloor(logging.Filter):
+    """Passes The Wire's records, and another package's from `level` up."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        own = record.name.split(".", 1)[0] in OWN
+        return own or record.levelno >= self.level
+
+
 def configure(
     *,
     level: str = "INFO",
     format: Literal["text", "json"] = "text",
     secrets: Iterable[str] = (),
     stream: TextIO | None = None,
+    libraries: str | None = None,
 ) -> logging.Handler:
     """Send every log record to `stream` (default stderr) as `format`; returns the handler.
-    Replaces the handlers a previous call installed."""
+    Other packages' records pass from `libraries` up (default: WARNING, or DEBUG when
+    `level` is DEBUG). Replaces the handlers a previous call installed."""
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "_wire", False)]:
         root.removeHandler(old)
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(formatter(format, secrets=secrets))
+    floor = libraries or ("DEBUG" if level == "DEBUG" else "WARNING")
+    handler.addFilter(LibraryFloor(max(logging.getLevelName(floor), logging.getLevelName(level))))
     handler._wire = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(level)
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
     return handler
+
+
+def announce(logger: logging.Logger, event: str, *, text: str | None = None, **facts: Any) -> None:
+    """Tell the person at the terminal: `text` (else `event`) printed bare in the text
+    format; in JSON a record whose event is `event`, with `facts` as its fields."""
+    logger.info(event, extra={"terminal": text or event, "facts": facts})
 
 
 def secrets_in(model: BaseModel) -> list[str]:

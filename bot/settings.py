@@ -92,7 +92,7 @@ _toml_values: ContextVar[dict[str, Any] | None] = ContextVar("_toml_values", def
 class Settings(BaseSettings):
     """Everything the service needs besides the project list (see `digest.config`).
 
-    The fields up to `misfire_grace` are the [service] table (WIRE_<KEY>); each model field
+    The fields up to `tick_interval` are the [service] table (WIRE_<KEY>); each model field
     after them is a table of its own (WIRE_<TABLE>__<KEY>, or WIRE_<TABLE> as JSON).
     """
 
@@ -119,6 +119,8 @@ class Settings(BaseSettings):
     carry_unacked_for: Duration = timedelta(days=7)
     # A scheduled run missed (the process was down) by less than this still fires, once.
     misfire_grace: Duration = timedelta(hours=1)
+    # How often the scheduler's pass runs: leadership, channel schedules, due work, reminders.
+    tick_interval: Duration = timedelta(minutes=1)
     http: HttpSettings = HttpSettings()
     delivery: DeliverySettings = DeliverySettings()
     acks: AckSettings = AckSettings()

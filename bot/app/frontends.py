@@ -87,7 +87,7 @@ class Frontends:
             self._web = runner
             host, port = runner.addresses[0][:2]
             self.url = f"http://{host}:{port}"
-            log.info("web server listening on %s", self.url)
+            log.debug("web server listening on %s", self.url)
         await self.claim()
 
     async def claim(self) -> None:
@@ -101,7 +101,7 @@ class Frontends:
             if allowed and name not in self._running:
                 await adapter.start(self.hub)
                 self._running[name] = adapter
-                log.info("%s front end started", name)
+                log.debug("%s front end started", name)
             elif not allowed and name in self._running:
                 log.warning("%s front end lost its lock; another replica takes over", name)
                 await self._stop(name)

@@ -5,8 +5,9 @@
         await service.run(stop)                  # or: await service.run_once()
 
 Every replica runs the delivery worker; only the leader (see `bot.schedule.leader`) composes and
-sends reminders. APScheduler 3 (AsyncIOScheduler) fires a `tick` every minute (at once on
-start: leadership, schedules, due work, reminders) and one cron job per distinct channel
+sends reminders. APScheduler 3 (AsyncIOScheduler) fires a `tick` every `tick_interval` (a
+minute; at once on start: leadership, schedules, due work, reminders), a `poll` every
+[realtime] `poll_interval`, and one cron job per distinct channel
 schedule, so digests go out on the minute; missed runs coalesce. On stop the part in
 flight finishes (composition or post), then everything shuts down.
 
@@ -23,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TextIO
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -49,7 +50,6 @@ from digest.config import Project, WireConfig
 from digest.errors import ConfigError
 
 log = logging.getLogger("wire.service")
-TICK = timedelta(minutes=1)
 
 
 def source_factory(settings: Settings) -> SourceFor:
@@ -132,6 +132,7 @@ class Service:
         )
         self._busy = asyncio.Lock()
         self._stop = asyncio.Event()
+        self.revision: str | None = None  # the database's migration, once `start` applied it
 
     @classmethod
     async def start(
@@ -148,7 +149,7 @@ class Service:
         `platforms` alone means post only (no front ends); otherwise the given `adapters`,
         or one for every enabled platform, supply both.
         """
-        await upgrade_database(settings.database_url)
+        revision = await upgrade_database(settings.database_url)
         store = Store.from_url(settings.database_url)
         if adapters is None and platforms is None:
             adapters = adapters_for(settings, stream=stream)
@@ -183,6 +184,7 @@ class Service:
             sites=web_sites(store=store, config=config, settings=settings, counted=counted),
             realtime=Realtime(store=store, config=config, settings=settings, source_for=source_for),
         )
+        service.revision = revision
         try:
             await seed_subscriptions(commands, settings)
         except BaseException:
@@ -224,14 +226,15 @@ class Service:
             timezone=UTC,
             job_defaults={"coalesce": True, "misfire_grace_time": grace, "max_instances": 1},
         )
+        every = self.settings.tick_interval.total_seconds()
         jobs.add_job(
             self.tick,
-            IntervalTrigger(seconds=int(TICK.total_seconds()), timezone=UTC),
+            IntervalTrigger(seconds=every, timezone=UTC),
             id="tick",
             next_run_time=datetime.now(UTC),
         )
         if self.realtime is not None and self.settings.realtime.polling:
-            every = int(self.settings.realtime.poll_interval.total_seconds())
+            every = self.settings.realtime.poll_interval.total_seconds()
             jobs.add_job(self.poll, IntervalTrigger(seconds=every, timezone=UTC), id="poll")
         self._jobs = jobs
         await self.start_frontends()
@@ -245,7 +248,6 @@ class Service:
                 jobs.shutdown(wait=False)
             await delivering  # the post in flight finishes; the rest is released
             await self.stop_frontends()
-            log.info("stopped")
 
     async def tick(self) -> None:
         """Lead if possible; as leader keep the cron jobs in line and do the due work."""

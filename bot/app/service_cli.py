@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import sys
 from collections.abc import Awaitable
 from pathlib import Path
@@ -24,6 +23,7 @@ from bot.app import run_once
 from bot.app.cli_options import DEFAULT_CONFIGS, ConfigOption, fail, resolve_config
 from bot.app.resilience import start_when_database_answers
 from bot.app.service import Service
+from bot.app.terminal import Interrupts, announce_start
 from bot.commands.replies import Context
 from bot.delivery.listing import describe, list_deliveries
 from bot.delivery.parts import parts_of
@@ -51,19 +51,24 @@ def _settings(config: Path | None, *, chat: bool = True) -> Settings:
         raise  # unreachable: fail exits
 
 
-def _logging(settings: Settings) -> None:
-    """Log to stderr as [log] format says, with every secret of the settings redacted."""
+def _logging(settings: Settings, *, verbose: bool = False) -> None:
+    """Log to stderr as [log] format says, with every secret of the settings redacted.
+    `verbose`: The Wire's DEBUG lines and the INFO lines of other packages too."""
+    level = "DEBUG" if verbose else settings.log_level
+    libraries = "INFO" if verbose and settings.log_level != "DEBUG" else None
     logs.configure(
-        level=settings.log_level, format=settings.log.format, secrets=logs.secrets_in(settings)
+        level=level,
+        format=settings.log.format,
+        secrets=logs.secrets_in(settings),
+        libraries=libraries,
     )
 
 
 async def _run(settings: Settings, config: Path | None, *, once: bool) -> int:
     """Run the service; the exit status (see `bot.app.run_once` for --once's)."""
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
+    interrupts = Interrupts(stop)
+    interrupts.install(asyncio.get_running_loop())
     projects = resolve_config(config)
 
     def start() -> Awaitable[Service]:
@@ -77,7 +82,11 @@ async def _run(settings: Settings, config: Path | None, *, once: bool) -> int:
         return 0
     async with service:
         if not once:
+            if not stop.is_set():  # the banner names where the web server listens
+                await service.start_frontends()
+                announce_start(settings, service)
             await service.run(stop)
+            interrupts.stopped()
             return 0
         report = await service.run_once()
         lines, status = await run_once.outcome(service.store, report)
@@ -93,10 +102,19 @@ def run(
     once: Annotated[
         bool, typer.Option("--once", help="Do all due work now (compose, deliver), then exit.")
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Log The Wire's DEBUG lines and other packages' INFO lines (APScheduler's "
+            "jobs, Alembic's migrations), which are left out by default.",
+        ),
+    ] = False,
 ) -> None:
     """Run the service: scheduler, delivery worker and every enabled platform."""
     settings = _settings(config)
-    _logging(settings)
+    _logging(settings, verbose=verbose)
     try:
         status = asyncio.run(_run(settings, config, once=once))
     except WireError as error:

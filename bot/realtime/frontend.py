@@ -72,7 +72,7 @@ class Realtime:
         if self.receiver is None:
             return False
         self.receiver.mount(app)
-        log.info("GitHub webhooks accepted at %s", self.receiver.path)
+        log.debug("GitHub webhooks accepted at %s", self.receiver.path)
         return True
 
     async def start(self, _hub: object = None) -> None:

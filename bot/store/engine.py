@@ -203,13 +203,14 @@ def alembic_config(url: str | URL | None = None) -> Config:
     return config
 
 
-async def upgrade_database(url: str | URL, *, revision: str = "head") -> None:
-    """Bring the database at `url` to `revision` (the newest by default); idempotent."""
+async def upgrade_database(url: str | URL, *, revision: str = "head") -> str | None:
+    """Bring the database at `url` to `revision` (the newest by default); idempotent.
+    Returns the revision the database is at afterwards (None at the empty base)."""
     engine = make_engine(url)
     config = alembic_config()
     try:
         async with engine.begin() as conn:
-            await conn.run_sync(_upgrade, config, revision)
+            return await conn.run_sync(_upgrade, config, revision)
     except SQLAlchemyError as exc:
         where = parse_url(url).render_as_string(hide_password=True)
         raise StoreError(f"could not migrate the database {where}: {exc}") from exc
@@ -217,8 +218,10 @@ async def upgrade_database(url: str | URL, *, revision: str = "head") -> None:
         await engine.dispose()
 
 
-def _upgrade(connection: Connection, config: Config, revision: str) -> None:
+def _upgrade(connection: Connection, config: Config, revision: str) -> str | None:
     from alembic import command
 
     config.attributes["connection"] = connection
     command.upgrade(config, revision)
+    reached = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalars()
+    return ", ".join(sorted(reached)) or None  # several only on branched histories
