@@ -32,6 +32,8 @@ FAULTS = words(
     "redundant unnecessary potential possible rare subtle occasional intermittent flaky "
     "spurious confusing unclear misplaced"
 )
+# Head nouns that name a fault: "fixes a memory leak", "fixes a bug with X".
+PROBLEMS = words("bug crash leak race deadlock regression typo segfault hang overflow underflow")
 # Nouns that take no article in the singular when they name an amount of something.
 MASS_NOUNS = words(
     "support coverage documentation docs information infrastructure tooling data metadata "
@@ -78,7 +80,10 @@ def _head(verb: str, object_words: list[str]) -> str | None:
     """The object's head noun when the object takes an article, else None."""
     first = bare(object_words[0])
     if verb == "fixes":
-        if first.lower() not in FAULTS:
+        if (
+            first.lower() not in FAULTS
+            and bare(_before_joiner(object_words)).lower() not in PROBLEMS
+        ):
             return None
     elif verb not in MAKING_VERBS:
         return None
@@ -98,6 +103,16 @@ def _head(verb: str, object_words: list[str]) -> str | None:
         return None
     head = bare(phrase[-1])
     return head if _is_singular_count_noun(head) else None
+
+
+def _before_joiner(object_words: list[str]) -> str:
+    """The last word before the first preposition or conjunction: the head noun's place."""
+    head = object_words[0]
+    for word in object_words:
+        if bare(word).lower() in _NOT_HEAD:
+            break
+        head = word
+    return head
 
 
 def _is_singular_count_noun(word: str) -> bool:
@@ -124,8 +139,8 @@ def indefinite_article(word: str) -> str:
         spoken = len(text) > 2 and text[1] in "AEIOU" and text[2].isupper()
         if not spoken:
             return "an" if text[0] in _VOWEL_LETTERS else "a"
-    if _SILENT_H.match(text):
-        return "an"
+    if _SILENT_H.match(text) or re.match(r"^x(?![aeiou])", text, re.I):
+        return "an"  # "an hour"; "an xlarge", "an x86": "x" before a consonant is "ex"
     if _VOWEL_BUT_CONSONANT.match(text):
         return "a"
     return "an" if text[0].lower() in "aeiou" else "a"

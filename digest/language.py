@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from digest.language_nouns import noun_phrase
 from digest.language_shapes import (
     coordinated,
     gerund,
@@ -31,12 +32,12 @@ from digest.language_shapes import (
     leading_verb,
     negation_length,
     noun_list,
-    noun_phrase,
     own_subject,
     split_verb,
     third_person,
 )
 from digest.language_words import bare, derived_verb, is_identifier, third_person_of
+from digest.text import join_words
 
 __all__ = ["clause", "first_clause", "nominalize", "shorten", "split_verb", "third_person"]
 
@@ -51,6 +52,8 @@ def clause(subject: str, *, verb: str | None = None) -> str:
     it is conjugated and only the rest is read.
     """
     text = re.sub(r"\s+", " ", subject).strip().rstrip(".").strip()
+    if "; " in text:
+        return _listed(text, verb)
     words = text.split(" ") if text else []
     if verb:
         return join(third_person(verb), coordinated(words))
@@ -74,6 +77,14 @@ def clause(subject: str, *, verb: str | None = None) -> str:
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
         return join(third_person_of(base), " ".join(words[2:]))
     return noun_phrase(words)
+
+
+def _listed(text: str, verb: str | None) -> str:
+    """A title that lists changes with semicolons, as one clause: "Drop X; gate Y on Z" →
+    "drops X and gates Y on Z"; a part with no verb of its own is said as a noun phrase."""
+    first, *rest = (part.strip() for part in text.split("; ") if part.strip())
+    clauses = [clause(first, verb=verb), *(clause(part) for part in rest)]
+    return join_words([c.rstrip(",") for c in clauses])
 
 
 # Verb → nominal form, used to turn "serialize XNNPACK execution" into "XNNPACK serialization".

@@ -11,8 +11,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from digest.language_nouns import ADJECTIVE_PREFIXES, PROBLEM_NOUNS
 from digest.language_words import (
     CHANGE_NOUNS,
+    CHANGE_VERBS,
     CONJUNCTIONS,
     DETERMINERS,
     LOOSE_PARTICLE_FOLLOWERS,
@@ -23,8 +25,10 @@ from digest.language_words import (
     PREPOSITIONS,
     bare,
     inflect,
+    inflections,
     is_base_verb,
     is_identifier,
+    join,
     looks_like_new_verb,
     noun_lemma,
     parts_of_speech,
@@ -35,29 +39,6 @@ from digest.language_words import (
     verb_lemma,
 )
 
-# Head nouns that name a problem: a title that is only the problem is a fix of it.
-_PROBLEM_NOUNS = frozenset(
-    [
-        "overflow",
-        "underflow",
-        "crash",
-        "leak",
-        "bug",
-        "race",
-        "deadlock",
-        "regression",
-        "typo",
-        "segfault",
-        "hang",
-        "vulnerability",
-        "error",
-        "failure",
-        "warning",
-        "breakage",
-        "flake",
-        "flakiness",
-    ]
-)
 _ADVERBS = frozenset({"only", "always", "also", "just", "still", "now", "explicitly", "early"})
 
 
@@ -86,36 +67,57 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
         end = at + 1 + (following in ("of", "for"))
         return _Verb(" ".join(compound), end)
     if prefixed := prefixed_verb(word):
+        adjectival = lowered.split("-")[0] in ADJECTIVE_PREFIXES
+        if adjectival and not _takes_object(words, at):
+            return None  # "Multi-turn retrieval-augmented GRPO": a compound adjective
         return _Verb(prefixed, at + 1)
     form = verb_form(word)
     pos = parts_of_speech(word)
     if form is None:
         # A word the lexicon lacks is a verb when only a verb fits: after an adverb, with a
-        # verb's shape, or before an object ("Symlink claude.md to …", "Frob the widgets").
+        # verb's shape, before an object ("Symlink claude.md to …", "Frob the widgets"), or
+        # a noun before an adjective ("Vendor latest X", "Sync vendored stubs").
         if (
             looks_like_new_verb(word)
             or (loose and not pos)
             or (not pos and _takes_object(words, at))
+            or (pos <= {"NOUN"} and _modifier_follows(words, at))
         ):
             return _Verb(lowered, at + 1)
         return None
     lemma = verb_lemma(word) or lowered
+    if form == "VBD" and lowered not in inflections(lemma).get("VBD", ()):
+        return None  # a participle opens a noun phrase: "Broken links in the README"
+    after = bare(words[at + 2]).lower() if at + 2 < len(words) else ""
     if "NOUN" in pos and form in ("VB", "VBZ"):
         if following in ("for", "of"):
             return None  # "Support for X", "Fixes for Y": a noun phrase
         if following in ("+", "&") or (word.islower() and _gerund_phrase(words, at + 1)):
             return None  # "replay + dynamic input_pos", "heap profiling at runtime"
+        if after in ("+", "&") or (noun_lemma(word) in PROBLEM_NOUNS and following in PREPOSITIONS):
+            return None  # "Smoke test + operator docs", "Bug with hard-coded device"
     if form == "VBG" and following == "for":
         return None  # "Profiling for X"
     end = at + 1
     if form == "VBG" and following == "of":
         return _Verb(lemma, end + 1)  # "Handling of X" handles X
-    after = bare(words[at + 2]).lower() if at + 2 < len(words) else ""
     if following in PARTICLES or (
         following in LOOSE_PARTICLES and after in LOOSE_PARTICLE_FOLLOWERS
     ):
         return _Verb(f"{lemma} {following}", end + 1)
     return _Verb(lemma, end)
+
+
+def _modifier_follows(words: list[str], at: int) -> bool:
+    """True when the word after `words[at]` can only modify a noun that follows it: an
+    adjective and nothing else ("latest"), or a participle the lexicon lacks ("vendored")."""
+    if at + 2 >= len(words) or not words[at][:1].isupper():
+        return False
+    following = bare(words[at + 1])
+    if not following.isalpha() or not following.islower():
+        return False
+    pos = parts_of_speech(following)
+    return pos == {"ADJ"} or (not pos and following.endswith("ed"))
 
 
 def _is_gerund(word: str) -> bool:
@@ -151,19 +153,20 @@ def negation_length(words: list[str]) -> int:
 
 
 def is_adverb(word: str) -> bool:
+    """True for an adverb the lexicon knows, or an -ly adverb of an adjective it knows
+    ("lazily" of "lazy", "eagerly" of "eager")."""
     lowered = bare(word).lower()
-    if is_identifier(word) or lowered != bare(word).lower():
+    if is_identifier(word) or not lowered.isalpha():
         return False
-    return lowered in _ADVERBS or (lowered.endswith("ly") and "ADV" in parts_of_speech(lowered))
+    if lowered in _ADVERBS or (lowered.endswith("ly") and "ADV" in parts_of_speech(lowered)):
+        return True
+    stem = lowered[:-3] + "y" if lowered.endswith("ily") else lowered[:-2]
+    return lowered.endswith("ly") and len(stem) >= 3 and "ADJ" in parts_of_speech(stem)
 
 
 def gerund(lemma: str) -> str:
     head, _, particle = lemma.partition(" ")
     return " ".join(filter(None, (inflect(head, "VBG"), particle)))
-
-
-def join(*parts: str) -> str:
-    return " ".join(p for p in parts if p).strip()
 
 
 def third_person(verb: str) -> str:
@@ -240,6 +243,11 @@ def coordinated(words: list[str]) -> str:
             continue
         word = bare(out[at])
         pos = parts_of_speech(word)
+        if word.islower() and verb_lemma(word) in CHANGE_VERBS and verb_form(word) != "VBG":
+            # A verb of change after "and" is one whatever its form: "and fix X", "and
+            # fixed X", "and regenerate the lockfile" all say "and fixes", "and regenerates".
+            out[at] = out[at].replace(word, third_person(verb_lemma(word) or word), 1)
+            continue
         if verb_form(word) != "VB" or not word[1:].islower() or "ADJ" in pos:
             continue  # "fast and slow gates": an adjective
         takes_object = _takes_object(out, at) or is_identifier(out[at + 1])
@@ -295,37 +303,3 @@ def own_subject(words: list[str]) -> str | None:
         if form == "VBZ" and words[at].islower():
             return join("makes", subject, lemma or word, " ".join(rest))
     return None
-
-
-def noun_phrase(words: list[str]) -> str:
-    """A noun-phrase title as a clause: "adds …", "brings …" for a change, "fixes …" a problem."""
-    head = words[-1]
-    for index, word in enumerate(words):
-        lowered = bare(word).lower()
-        if index and (lowered in PREPOSITIONS or lowered in CONJUNCTIONS):
-            head = words[index - 1]
-            break
-        if word[-1] in ",;:":
-            head = word
-            break
-    head_noun = noun_lemma(head)
-    verb = "brings" if head_noun in CHANGE_NOUNS else "adds"
-    if head_noun in _PROBLEM_NOUNS:
-        verb = "fixes"
-    first = words[0]
-    if _common_opener(first):
-        words = [first.lower(), *words[1:]]
-    return join(verb, " ".join(words))
-
-
-def _common_opener(word: str) -> bool:
-    """True for a capitalised ordinary word that opens a noun phrase ("New", "Support")."""
-    if is_identifier(word) or not word[:1].isupper() or not word[1:].islower():
-        return False
-    lowered = bare(word).lower()
-    pos = parts_of_speech(lowered)
-    return (
-        lowered.split("-")[0] in OPENERS
-        or (bool(pos) and pos <= {"ADJ", "ADV"})
-        or {"NOUN", "VERB"} <= pos
-    )

@@ -52,11 +52,26 @@ CHANGE_NOUNS = words(
     "fix improvement cleanup update refactor refactoring tweak change enhancement optimization "
     "optimisation hardening speedup rework polish adjustment workaround bump upgrade"
 )
+# Verbs that titles use to say what a change does: after "and" or a comma they are verbs
+# whatever else the lexicon knows them as ("and fix pack build", "and regenerate X").
+CHANGE_VERBS = words(
+    "add fix update remove use move make enable disable bump drop rename replace improve "
+    "refactor migrate regenerate deprecate expose introduce implement handle skip allow "
+    "avoid raise switch wire reduce increase simplify clean adjust restore revert reland "
+    "delete extend rewrite correct prevent ensure install upgrade downgrade register "
+    "consolidate unify split merge document sync vendor pin unpin regen rework tune "
+    "validate gate export"
+)
 _SOLID_PREFIXES = ("pre", "re", "un", "de", "co", "auto", "over", "under", "mis", "multi")
 _OOV_VERB_SUFFIX = re.compile(r"[a-z]{3,}(ify|ize|ise)$")
 # Characters no word of prose has: code, paths, versions, call parentheses.
 IDENTIFIER_CHARS = re.compile(r"[`_./()\[\]{}<>:=#@$\\|*0-9]")
 _CAMEL = re.compile(r"^.+[A-Z]")
+
+
+def join(*parts: str) -> str:
+    """The non-empty parts, joined by spaces."""
+    return " ".join(p for p in parts if p).strip()
 
 
 def bare(word: str) -> str:
@@ -119,7 +134,7 @@ def verb_form(word: str) -> str | None:
     lowered = bare(word).lower()
     if lowered == lemma:
         return "VB"
-    forms = _inflections(lemma)
+    forms = inflections(lemma)
     for tag in ("VBZ", "VBG", "VBD", "VBN"):
         if lowered in forms.get(tag, ()):
             return "VBD" if tag == "VBN" else tag
@@ -127,7 +142,8 @@ def verb_form(word: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def _inflections(lemma: str) -> dict[str, tuple[str, ...]]:
+def inflections(lemma: str) -> dict[str, tuple[str, ...]]:
+    """Every inflection of the verb `lemma`, by tag (VBD, VBN, VBZ, …)."""
     return lexicon.all_inflections(lemma, "VERB")
 
 

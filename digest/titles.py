@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from digest.language import split_verb
+from digest.title_tags import AREA_TYPES, TYPE_WORDS, first_product, type_prefix
 
 # Title tags that say nothing about the subject (N2).
 _NOISE_TAGS = re.compile(
@@ -56,7 +57,11 @@ class TitleParts:
     """A title with its tags and prefixes taken off (N2, N3).
 
     `kind` and `scope` come from a conventional-commit prefix (`fix(parser):` gives "fix"
-    and "parser"); `breaking_marker` is its `!`; `number` is a trailing "(#123)".
+    and "parser"), or from upper-case type words ("TST FIX …" gives "test", `kinds` holds
+    every one: ("test", "fix")); `breaking_marker` is its `!`; `number` is a trailing
+    "(#123)". `product` is the first tag shaped like a product or crate that lives in the
+    repository ("ty" of "[ty] Respect …", "uv-resolver" of "uv-resolver: …"), as written:
+    a composer may make it the sentence's subject (`digest.title_tags`).
     """
 
     subject: str
@@ -65,6 +70,8 @@ class TitleParts:
     scope: str | None = None
     breaking_marker: bool = False
     number: int | None = None
+    kinds: tuple[str, ...] = ()
+    product: str | None = None
 
 
 def _is_decoration(char: str) -> bool:
@@ -119,9 +126,21 @@ def split_title(title: str) -> TitleParts:
         text = text[: match.start()]
     if text.endswith((")", "]")):
         text = _TRAILING_MARKER.sub("", text)
-    for _ in range(4):
-        if match := _TAGS.match(text):
-            tags += [t.strip() for t in re.findall(r"\[([^\]]+)\]", match.group(1))]
+    kinds: list[str] = []
+    scoped: set[str] = set()
+    for _ in range(6):
+        typed, areas, rest = type_prefix(text)
+        if typed:
+            kinds += [k for k in typed if k not in kinds]
+            tags += areas
+            text = rest
+        elif match := _TAGS.match(text):
+            for tag in (t.strip() for t in re.findall(r"\[([^\]]+)\]", match.group(1))):
+                if tag in TYPE_WORDS:
+                    kinds += [TYPE_WORDS[tag]] if TYPE_WORDS[tag] not in kinds else []
+                    tags += [tag] if tag in AREA_TYPES else []
+                else:
+                    tags.append(tag)
             text = text[match.end() :]
         elif match := _MARKER.match(text):
             text = text[match.end() :]
@@ -132,6 +151,7 @@ def split_title(title: str) -> TitleParts:
                 scopes = [s.strip() for s in match.group("scope").split(",") if s.strip()]
                 scope = scope or (scopes[0] if scopes else None)
                 tags += scopes
+                scoped.update(scopes)
             text = text[match.end() :]
             if kind == "revert" and not _REVERT.match(text):
                 text = f"Revert {text}"
@@ -146,10 +166,14 @@ def split_title(title: str) -> TitleParts:
             break
         text = strip_decoration(text)
     tags = [t for t in tags if t and not _NOISE_TAGS.match(t)]
+    if kind is not None and kind not in kinds:
+        kinds.append(kind)
     return TitleParts(
         subject=text.strip() or title.strip(),
         tags=tuple(tags),
-        kind=kind,
+        kind=kinds[0] if kinds else None,
+        kinds=tuple(kinds),
+        product=first_product((t, t not in scoped) for t in tags),
         scope=scope,
         breaking_marker=breaking,
         number=number,

@@ -1,0 +1,85 @@
+"""Titles that are a noun phrase, read as the clause an editor writes for them.
+
+"Python 3.15 wheels for macOS" adds them, "MoE prefill perf improvement" brings one,
+"Integer overflow in X" and "Broken links in the README" are fixed. The first word of
+the phrase loses its title case when it is an ordinary word ("Dark mode" → "dark mode",
+"Multi-GPU support" → "multi-GPU support"); a name keeps it ("Python 3.15 wheels").
+"""
+
+from __future__ import annotations
+
+from digest.language_words import (
+    CHANGE_NOUNS,
+    CONJUNCTIONS,
+    OPENERS,
+    PREPOSITIONS,
+    bare,
+    is_identifier,
+    join,
+    noun_lemma,
+    parts_of_speech,
+    words,
+)
+
+# Head nouns that name a problem: a title that is only the problem is a fix of it.
+PROBLEM_NOUNS = words(
+    "overflow underflow crash leak bug race deadlock regression typo segfault hang "
+    "vulnerability error failure warning breakage flake flakiness"
+)
+# Adjectives that name a fault: a title that opens with one names a problem ("Broken links").
+FAULT_ADJECTIVES = words(
+    "missing incorrect wrong broken invalid bad duplicate stale inconsistent misleading "
+    "flaky spurious outdated dangling"
+)
+# First parts of compounds that are adjectives, never verbs ("multi-turn", "cross-platform").
+ADJECTIVE_PREFIXES = words(
+    "multi cross self single dual zero non long short high low full half end first third "
+    "in out off on per post sub"
+)
+
+
+def noun_phrase(words_: list[str]) -> str:
+    """A noun-phrase title as a clause: "adds …", "brings …" for a change, "fixes …" a problem."""
+    head = words_[-1]
+    for index, word in enumerate(words_):
+        lowered = bare(word).lower()
+        if index and (lowered in PREPOSITIONS or lowered in CONJUNCTIONS):
+            head = words_[index - 1]
+            break
+        if word[-1] in ",;:":
+            head = word
+            break
+    head_noun = noun_lemma(head)
+    verb = "brings" if head_noun in CHANGE_NOUNS else "adds"
+    problem = head_noun in PROBLEM_NOUNS or bare(words_[0]).lower() in FAULT_ADJECTIVES
+    if problem:
+        verb = "fixes"
+    first = words_[0]
+    if common_opener(first, problem=problem, alone=len(words_) == 1):
+        words_ = [first[0].lower() + first[1:], *words_[1:]]
+    return join(verb, " ".join(words_))
+
+
+def common_opener(word: str, *, problem: bool = False, alone: bool = False) -> bool:
+    """True for a capitalised ordinary word that opens a noun phrase ("New", "Support",
+    "Dark", "Multi-GPU"); a name ("Python", "Rust") keeps its capital. `problem` says the
+    phrase names a fault, whose first word is ordinary ("Memory leak", "Integer overflow")."""
+    if not word[:1].isupper() or alone:
+        return False
+    head, dash, _ = bare(word).partition("-")
+    if dash and head[1:].islower() and head.lower() in ADJECTIVE_PREFIXES:
+        return True  # "Multi-GPU", "Cross-compilation", "Long-context"
+    if is_identifier(word) or not word[1:].islower():
+        return False
+    lowered = bare(word).lower()
+    pos = parts_of_speech(lowered)
+    if dash and all(parts_of_speech(part) for part in lowered.split("-")):
+        return True  # "Retrieval-augmented", "Hard-coded"
+    return (
+        lowered.split("-")[0] in OPENERS
+        or (bool(pos) and pos <= {"ADJ", "ADV"})
+        or {"NOUN", "VERB"} <= pos
+        or pos == {"ADJ", "NOUN"}
+        or (problem and "NOUN" in pos)
+        or lowered in FAULT_ADJECTIVES
+    )

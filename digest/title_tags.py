@@ -1,0 +1,156 @@
+"""What the tags and prefixes of a title say, read by their shape (N2).
+
+Two conventions besides conventional commits say what kind of change a title is:
+
+- upper-case type words, the numpy/scipy/pandas/peft habit: "ENH: Add X", "TST FIX Make
+  Y pass", "[DOC] Explain Z", "BUG, TST: …". `type_prefix` takes a run of them off the
+  front of a title and gives back the conventional-commit kinds they stand for. A type
+  word that is also an ordinary acronym (CI, API, DOC, PERF, …) counts only before a colon,
+  another type word or a capitalised verb ("CI Move slow tests" is a CI change, "CI jobs
+  for X" is about CI jobs).
+- a tag or prefix that names a product or crate living in the repository (`[ty]`,
+  `uv-resolver:`, `fix(create-vite):`). `is_product_tag` says whether a tag has a
+  product's shape: written lower-case, a name the English lexicon does not know or a
+  crate-like compound ("polars-plan", "ruff_linter") with such a part, and no type,
+  noise or generic technical word ("docs", "parser", "css", "cli"). `product_in_paths`
+  confirms a product from the files a change touches, for a composer that wants evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from digest.language_words import is_base_verb, parts_of_speech, words
+
+# Upper-case type words and the conventional-commit kind each stands for.
+TYPE_WORDS = {
+    "FEAT": "feat",
+    "FEATURE": "feat",
+    "ENH": "feat",
+    "NEW": "feat",
+    "FIX": "fix",
+    "BUG": "fix",
+    "BUGFIX": "fix",
+    "HOTFIX": "fix",
+    "BF": "fix",
+    "TST": "test",
+    "TEST": "test",
+    "TESTS": "test",
+    "DOC": "docs",
+    "DOCS": "docs",
+    "MAINT": "chore",
+    "MNT": "chore",
+    "CHORE": "chore",
+    "STY": "style",
+    "STYLE": "style",
+    "TYP": "typing",
+    "CI": "ci",
+    "PERF": "perf",
+    "API": "api",
+    "BLD": "build",
+    "BUILD": "build",
+    "DEP": "deprecation",
+    "DEPR": "deprecation",
+    "REL": "release",
+    "SEC": "security",
+    "REF": "refactor",
+    "REFACTOR": "refactor",
+    "BENCH": "bench",
+    "REV": "revert",
+    "REVERT": "revert",
+}
+# Type words that open no noun phrase of their own: they are a type word even with no colon.
+_STRICT = words("FEAT ENH TST MAINT MNT BLD STY TYP BF DEPR BUGFIX HOTFIX CHORE FIX BUG")
+# Type words that are also areas a reader follows: kept as tags besides giving the kind.
+AREA_TYPES = words("CI DOC DOCS")
+_TYPE_TOKEN = re.compile(
+    r"\[(?P<bracketed>[A-Z]{2,8})\]\s*|(?P<word>[A-Z]{2,8})(?P<sep>\s*[:,/&+|]\s*|\s+|$)"
+)
+_NEXT_TYPE = re.compile(r"\[?([A-Z]{2,8})\b")
+
+
+def type_prefix(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """(kinds, area tags, rest) for a title that opens with type words, else ((), (), text).
+
+    "TST FIX Make GPU test pass" → (("test", "fix"), (), "Make GPU test pass");
+    "CI: Cache pip" → (("ci",), ("CI",), "Cache pip").
+    """
+    found: list[str] = []
+    at = 0
+    while match := _TYPE_TOKEN.match(text, at):
+        word = match["bracketed"] or match["word"]
+        if word not in TYPE_WORDS:
+            break
+        rest = text[match.end() :]
+        separator = (match["sep"] or "").strip()
+        colon = match["word"] is not None and separator == ":"
+        next_type = _NEXT_TYPE.match(rest)
+        stacked = next_type is not None and next_type[1] in TYPE_WORDS
+        if match["word"] is not None and not colon:
+            following = rest.split(" ", 1)[0]
+            verb = following[:1].isupper() and following[1:].islower() and is_base_verb(following)
+            spaced = not separator and (word in _STRICT or verb)
+            if not (stacked or spaced or (separator == "," and word in _STRICT)):
+                break
+        found.append(word)
+        at = match.end()
+        if colon:
+            break
+    rest = text[at:].strip()
+    if not found or not rest:
+        return (), (), text
+    kinds = tuple(dict.fromkeys(TYPE_WORDS[w] for w in found))
+    return kinds, tuple(w for w in found if w in AREA_TYPES), rest
+
+
+# Lower-case technical words that name an area, a format or a platform, never a product.
+GENERIC_TAGS = words(
+    "docs doc readme changelog ci cd cli ui ux api apis io sdk ffi jit gc lsp vm wasm js ts "
+    "css html json yaml toml xml sql http https grpc rpc tcp udp ssr hmr dev deps dx gpu cpu "
+    "npu tpu cuda rocm mps simd utils util lib libs linter lint plugins config "
+    "tooling infra perf test tests typing types examples example bench benchmarks internal "
+    "misc core common shared python rust go node deno bun docker nix windows macos linux "
+    "android ios arm x86 wip ez codegen ops op codec"
+)
+_PRODUCT_SHAPE = re.compile(r"^[a-z][a-z]*(?:[-_][a-z][a-z0-9]*)*$")
+
+
+def is_product_tag(tag: str, *, prefix: bool = True) -> bool:
+    """True when `tag` reads as the name of a product or crate (see the module docstring).
+
+    `prefix` says the tag stands on its own (`[tag]`, `tag:`), where a compound of ordinary
+    words is a crate ("polars-plan:"); a conventional-commit scope ("fix(glob-import):")
+    names a crate only when a part of it is no English word ("create-vite").
+    """
+    if not _PRODUCT_SHAPE.match(tag) or len(tag) < 2 or tag in GENERIC_TAGS:
+        return False
+    parts = re.split(r"[-_]", tag)
+    if len(parts) == 1:
+        return not parts_of_speech(tag)
+    if parts[0] in GENERIC_TAGS:
+        return False
+    return prefix or any(not parts_of_speech(p) and p not in GENERIC_TAGS for p in parts)
+
+
+def first_product(tags: Iterable[tuple[str, bool]]) -> str | None:
+    """The first of (tag, is a prefix) that has a product's shape, as the project writes it."""
+    return next((t for t, prefix in tags if is_product_tag(t, prefix=prefix)), None)
+
+
+_PACKAGE_FOLDERS = words("crates packages libs lib pkg pkgs modules projects apps")
+
+
+def product_in_paths(product: str, paths: Iterable[str]) -> bool:
+    """True when a changed file lives in the product's own package: a top-level folder, or a
+    folder under a package container (crates/, packages/, …), named for it ("crates/ty",
+    "crates/ty_python_semantic", "packages/create-vite", "polars-plan/")."""
+    key = product.lower().replace("-", "_")
+    for path in paths:
+        parts = path.lower().replace("-", "_").split("/")
+        candidates = [parts[0]] if len(parts) > 1 else []
+        if len(parts) > 2 and parts[0] in _PACKAGE_FOLDERS:
+            candidates.append(parts[1])
+        if any(c == key or c.startswith(key + "_") for c in candidates):
+            return True
+    return False

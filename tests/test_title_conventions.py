@@ -1,0 +1,119 @@
+"""Titles of every convention read as sentences: the clause an editor would write for each
+synthetic title of tests/data/title_conventions.jsonl, its kind and its product.
+
+The clause is what a story says after the subject: the title split (`split_title`), its
+verb read (`split_verb`), the clause built (`clause`) and the article put back
+(`with_article`), as `digest.compose` does. The expected clauses were written by hand
+before the code that reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from digest.articles import with_article
+from digest.language import clause, split_verb
+from digest.title_tags import is_product_tag, product_in_paths, type_prefix
+from digest.titles import split_title
+
+_DATA = Path(__file__).parent / "data" / "title_conventions.jsonl"
+CASES = [json.loads(line) for line in _DATA.read_text(encoding="utf-8").splitlines() if line]
+
+
+def predicate(title: str) -> str:
+    parts = split_title(title)
+    verb, obj = split_verb(parts.subject)
+    return with_article(clause(obj, verb=verb))
+
+
+def test_the_set_covers_every_convention() -> None:
+    assert len(CASES) >= 150
+    assert len({c["title"] for c in CASES}) == len(CASES)
+    notes = {c["note"] for c in CASES}
+    for convention in (
+        "upper-case type word",
+        "stacked type words",
+        "conventional commit with scope",
+        "area prefix",
+        "go package prefix",
+        "crate prefix",
+        "sub-product tag",
+        "area tag, not a product",
+        "emoji",
+        "adverb-first imperative",
+        "verb that is also a noun",
+        "noun-phrase title",
+        "semicolon list",
+        "coordinated verbs",
+        "article agreement",
+        "identifier keeps its case",
+    ):
+        assert convention in notes
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["title"] for c in CASES])
+def test_each_title_reads_as_an_editor_would_write_it(case: dict[str, str]) -> None:
+    parts = split_title(case["title"])
+    assert predicate(case["title"]) == case["clause"]
+    if "kind" in case:
+        assert parts.kind == case["kind"]
+    assert parts.product == case.get("product")
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds", "rest"),
+    [
+        ("TST FIX Make X pass", ("test", "fix"), "Make X pass"),
+        ("CI Move slow tests", ("ci",), "Move slow tests"),
+        ("CI jobs for ARM", (), "CI jobs for ARM"),
+        ("CI/CD pipeline docs", (), "CI/CD pipeline docs"),
+        ("API reference for widgets", (), "API reference for widgets"),
+        ("API: Deprecate X", ("api",), "Deprecate X"),
+        ("BUG, TST: Fix seed", ("fix", "test"), "Fix seed"),
+        ("FEAT", (), "FEAT"),
+        ("GPU kernels for X", (), "GPU kernels for X"),
+    ],
+)
+def test_type_words_are_read_by_position_not_by_spelling_alone(
+    text: str, kinds: tuple[str, ...], rest: str
+) -> None:
+    found, _, remainder = type_prefix(text)
+    assert (found, remainder) == (kinds, rest)
+
+
+@pytest.mark.parametrize(
+    ("tag", "prefix", "product"),
+    [
+        ("ty", True, True),
+        ("uv-resolver", True, True),
+        ("polars-plan", True, True),
+        ("ruff_linter", True, True),
+        ("create-vite", False, True),
+        ("parser", True, False),
+        ("docs", True, False),
+        ("css", False, False),
+        ("MLX", True, False),
+        ("Arm", True, False),
+        ("net/http", True, False),
+        ("gemma4_31b", True, False),
+        ("bundled-dev", False, False),
+        ("glob-import", False, False),
+        ("FIX", True, False),
+    ],
+)
+def test_a_product_is_told_from_an_area_by_its_shape(tag: str, prefix: bool, product: bool) -> None:
+    """A tag on its own (`[tag]`, `tag:`) may be a crate of ordinary words; a scope must
+    have a part that is no English word."""
+    assert is_product_tag(tag, prefix=prefix) is product
+
+
+def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
+    assert product_in_paths("ty", ["crates/ty_python_semantic/src/types.rs"])
+    assert product_in_paths("uv-resolver", ["crates/uv-resolver/src/lib.rs"])
+    assert product_in_paths("create-vite", ["packages/create-vite/index.ts"])
+    assert product_in_paths("polars-plan", ["polars-plan/src/lib.rs"])
+    assert not product_in_paths("ty", ["crates/ruff_linter/src/rules.rs", "typing.py"])
+    assert not product_in_paths("cuda", ["backends/cuda/runtime.cpp"])
