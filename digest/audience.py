@@ -41,8 +41,13 @@ def _in_folders(path: str, folders: frozenset[str]) -> bool:
 
 def is_internal_path(path: str, project: Project) -> bool:
     """True for a path users never run: tests, CI, or one of the project's internal folders."""
-    folders = frozenset(project.internal_folders) | {topic_key(f) for f in project.internal_folders}
+    folders = _folder_keys(project.internal_folders)
     return is_test_path(path) or is_ci_path(path) or _in_folders(path, folders)
+
+
+@lru_cache(maxsize=64)
+def _folder_keys(folders: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(folders) | {topic_key(f) for f in folders}
 
 
 def is_internal(activity: Activity, project: Project) -> bool:

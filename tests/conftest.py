@@ -67,6 +67,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
         terminalreporter.write_sep("-", "urgency labels")
         terminalreporter.write_line(confusion_table())
+    if any(r.nodeid.startswith("tests/test_why.py") for r in reports):
+        from tests.test_why import why_table
+
+        terminalreporter.write_sep("-", "why, from the description")
+        terminalreporter.write_line(why_table())
     terminalreporter.config.stash[NOT_EXERCISED] = not_exercised(
         terminalreporter.stats.get("skipped", [])
     )

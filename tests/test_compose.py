@@ -17,6 +17,7 @@ from digest.errors import UnknownTopicError
 from digest.model import Activity, FileChange, Story, Window
 from digest.render import render_markdown, render_plain
 from digest.sources.replay import ReplaySource
+from digest.why import plain
 from tests.digest_data import (
     ACTIVITY,
     CI_INFRA,
@@ -405,15 +406,26 @@ def test_a_day_gives_a_repeated_subject_a_stand_in() -> None:
 
 def test_a_quoted_title_is_whole_or_ends_in_an_ellipsis() -> None:
     """A quotation (a backed-out or relanded title) is the title as written, or a cut of it
-    marked with "…", across every day and week of the corpus."""
+    marked with "…", across every day and week of the corpus. A quotation of a change's
+    description ("its description says “…”") is its words, verbatim (rule 8 checks which)."""
     config = example_config()
-    quotes = cut = 0
+    quotes = cut = described = 0
     for name, activities, span in every_window():
         story = compose(activities, config=config, window=span)
         titles = [ref.title.lower() for ref in story.references]
         texts = [story.headline, story.lede, *(s.text for s in story.body)]
         texts += [item.text for item in story.action_items]
-        for quote in (q[1:-1] for text in texts for q in re.findall(r"“[^”]*”", text)):
+        bodies = " ".join(
+            plain(a.body) for a in activities if a.sha in {r.sha for r in story.references}
+        )
+        found = [
+            m for text in texts for m in re.finditer(r"(its description says )?“([^”]*)”", text)
+        ]
+        for said, quote in (m.groups() for m in found):
+            if said:
+                described += 1
+                assert quote.rstrip("…") in bodies, f"{name} {span.label()}: “{quote}”"
+                continue
             quotes += 1
             label = f"{name} {span.label()}: “{quote}”"
             if quote.endswith("…"):
@@ -422,7 +434,7 @@ def test_a_quoted_title_is_whole_or_ends_in_an_ellipsis() -> None:
             else:  # whole: in some title, and no word of it follows the quotation there
                 rests = [t.split(quote.lower(), 1)[1] for t in titles if quote.lower() in t]
                 assert any(not re.match(r"\s*\w", rest) for rest in rests), label
-    assert quotes > 50 and cut > 0, (quotes, cut)
+    assert quotes > 50 and cut > 0 and described > 50, (quotes, cut, described)
 
 
 def test_an_object_closing_on_the_projects_own_name_drops_it_but_a_quotation_keeps_it() -> None:

@@ -81,6 +81,8 @@ def check_story(
     if reverts_cited < 1.0:
         problems.append(f"rule 5: only {reverts_cited:.0%} of the changes to act on are cited")
 
+    problems += [f"rule 8: {p}" for p in claims.faithful(story, by_ref, from_title)]
+
     redundancy = shape.redundancy(story)
     if redundancy > MAX_REDUNDANCY:
         problems.append(f"rule 6: redundancy {redundancy:.2f} > {MAX_REDUNDANCY}")

@@ -5,11 +5,15 @@ fitting urgency (3), and it spells project names as configured (4)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from digest.classify import Event
 from digest.config import WireConfig, topic_key
 from digest.model import Story
 from digest.text import cited_numbers
+from digest.why import MAX_QUOTE_WORDS, plain
+
+MARKER_TEXT = re.compile(r"\[\d+\]")
 
 _SLUG = re.compile(r"\b[\w.-]+/[\w.-]+\b")
 QUOTED = re.compile(r"“[^”]*”")
@@ -75,11 +79,11 @@ def attribution(
         credited = credits[position]
         wrong_project = [credited] if credited and names[credited] not in repos else []
         evidence = " ".join(_evidence(e) for e in refs)
+        own = _SLUG.sub(" ", verified(sentence.text, refs))  # a change's own words credit it
         wrong_component = [
             word
             for word, keys in components.items()
-            if _mentions(_SLUG.sub(" ", sentence.text), word)
-            and not any(k in evidence for k in keys)
+            if _mentions(own, word) and not any(k in evidence for k in keys)
         ]
         if wrong_project or wrong_component:
             bad.append(
@@ -209,3 +213,91 @@ def _looks_like(token: str, name: str) -> bool:
     if len(b) < 6 or a[:3] != b[:3]:
         return False
     return _edit_distance(a, b) <= max(1, len(b) // 3)
+
+
+# ---------------------------------------------------------------- rule 8: faithful words
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+_CODE = re.compile(r"`[^`]*`")
+_MENTION = re.compile(r"(?<![\w.])@[A-Za-z][\w-]*")
+# The story's own counts ("lands 23 more changes", "makes 11 documentation changes").
+_OUR_COUNT = re.compile(
+    r"\b\d+(?= (more|documentation|housekeeping|internal|lint|translation|dependenc\w*|changes"
+    r"|each|in|elsewhere|of them)\b)"
+)
+_MARKUP = re.compile(
+    r"\]\(|https?://|\*\*[^*\s][^*]*\*\*|\b(signed-off-by|co-authored-by|"
+    r"differential revision|pull request resolved)\b|```",
+    re.I,
+)
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _sources(events: list[Event]) -> list[str]:
+    """The words a sentence citing `events` may take: each change's title and body."""
+    return [
+        text
+        for event in events
+        for activity in (*event.linked, event.activity)
+        for text in _words_of(activity.title, activity.body)
+    ]
+
+
+@lru_cache(maxsize=8192)
+def _words_of(title: str, body: str) -> tuple[str, ...]:
+    return tuple(_squeezed(t) for t in (title, body, plain(body)))
+
+
+def _quotes(text: str) -> list[str]:
+    return [q.strip("“”").strip("…").strip() for q in QUOTED.findall(text)]
+
+
+def verified(text: str, events: list[Event]) -> str:
+    """`text` without the quotations found verbatim in what it cites."""
+    quotes = _quotes(text)
+    sources = _sources(events) if quotes else []
+    for quote in quotes:
+        if quote and any(_squeezed(quote) in s for s in sources):
+            text = text.replace(quote, " ")
+    return text
+
+
+def faithful(
+    story: Story,
+    by_ref: dict[int, Event],
+    from_title: set[int] = frozenset(),  # type: ignore[assignment]
+) -> list[str]:
+    """Rule 8: a citing sentence's quotations are verbatim, contiguous and at most
+    `MAX_QUOTE_WORDS` words of one cited change's title or body; its numbers appear in
+    what it cites; no Markdown, link, @-mention or trailer enters any sentence. A sentence
+    citing a change known only by its title (`from_title`: no body to read) is judged on
+    Markdown alone."""
+    problems = []
+    for sentence in story.body:
+        text = MARKER_TEXT.sub(" ", sentence.text)
+        if _MARKUP.search(_CODE.sub(" ", text)):
+            problems.append(f"“{sentence.text[:60]}…” carries Markdown, a link or a trailer")
+        refs = [by_ref[n] for n in (cited_numbers(sentence.text) or sentence.refs) if n in by_ref]
+        titles = " ".join(e.activity.title for e in refs)
+        # "@const", "/@fs/", "sass @use": code a title names, never a person.
+        people = [m for m in _MENTION.findall(_CODE.sub(" ", text)) if m not in titles]
+        if people:
+            problems.append(f"“{sentence.text[:60]}…” mentions {', '.join(people)}")
+        cited = cited_numbers(sentence.text) or sentence.refs
+        if not refs or any(n in from_title for n in cited):
+            continue
+        sources = _sources(refs)
+        for quote in _quotes(text):
+            if len(quote.split()) > MAX_QUOTE_WORDS or not any(
+                _squeezed(quote) in s for s in sources
+            ):
+                problems.append(f"“{quote[:50]}” is not the words of what it cites")
+        unquoted = _OUR_COUNT.sub(" ", QUOTED.sub(" ", text))
+        for number in _NUMBER.findall(unquoted):
+            pattern = re.compile(rf"(?<![\d.]){re.escape(number)}(?![\d])")
+            if not any(pattern.search(s) for s in sources):
+                problems.append(f"“{sentence.text[:60]}…” says {number}, which it cites nowhere")
+    return problems

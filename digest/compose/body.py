@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import lru_cache
 
 from digest.compose.citations import MARKER, cite
 from digest.compose.phrases import (
@@ -23,12 +24,15 @@ from digest.compose.phrases import (
     count_word,
     topic_of,
 )
-from digest.compose.release import release_predicate
+from digest.compose.release import cited_releases, release_predicate
 from digest.model import Activity
+from digest.proofread import proofread_sentences
 from digest.select import ProjectPick, Unit, bump_count
 from digest.text import join_words
+from digest.why import quotation
 
 MAX_CITATIONS = 3
+_CONNECTIVE = re.compile(r"\b(also|in addition|elsewhere|meanwhile|beyond these)\b", re.I)
 # Connectives that open a further sentence about the same project, in order of use.
 _FURTHER = ("{s} also {p}", "In addition, {s} {p}")
 _ELSEWHERE = "Elsewhere, {s} {p}"
@@ -100,6 +104,11 @@ def _since_original(event_landed, original_landed) -> str:
     return "a day after it landed" if days == 1 else f"{count_word(days)} days after it landed"
 
 
+@lru_cache(maxsize=4096)
+def _reads_well(sentence: str, title: str, names: tuple[str, ...]) -> bool:
+    return not proofread_sentences([sentence], titles=[title], names=names)
+
+
 def unit_sentence(
     unit: Unit,
     *,
@@ -108,8 +117,10 @@ def unit_sentence(
     related: bool,
     max_words: int = 16,
     known_topic: str | None = None,
+    quote: bool = False,
 ) -> str:
-    """One sentence about a unit: who did what, where (unless known), with its citations."""
+    """One sentence about a unit: who did what, where (unless known), with its citations;
+    with `quote`, what its description says of why, verbatim (`why.quotation`)."""
     event = unit.lead
     if event.relanded:
         predicate = f"briefly backs out and relands {_quoted_title(event, max_words=12)}"
@@ -117,7 +128,7 @@ def unit_sentence(
         return f"{sentence} {cite_capped(*unit.activities)}."
     if event.release is not None:
         sentence = opening.format(s=name, p=release_predicate(unit))
-        sentence += f" {cite_capped(*unit.activities)}"
+        sentence += f" {cite(*(e.activity for e in cited_releases(unit)))}"
         if unit.highlight is not None:
             fix = unit.highlight.kind == "fix" or unit.highlight.activity.title.startswith("fix")
             what = "a fix" if fix else "the change"
@@ -141,6 +152,15 @@ def unit_sentence(
         sentence += f" in {area}"
     if event.security:
         sentence += ", a security fix"
+    said = quotation(event.body, event.activity.title) if quote else None
+    if said and event.kind not in ("revert", "reland"):
+        quoted = f"{sentence}; its description says “{said}”"
+        # The quotation must read as well as our own words: no connective of ours twice,
+        # no container folder or own name as a place.
+        if not _CONNECTIVE.search(said) and _reads_well(
+            quoted + ".", event.activity.title, (name, event.project.name)
+        ):
+            sentence = quoted
     own = (*event.linked, event.activity)
     sentence += f" {cite_capped(*own)}"
     room = MAX_CITATIONS - len({a.sha for a in own})

@@ -68,6 +68,7 @@ def write_day_body(
                     opening=opening,
                     related=detail >= 2,
                     max_words=_OBJECT_WORDS[detail],
+                    quote=_quotes(detail, position),
                 )
             )
         named, counted = _split_extras([*units[len(major) :], *pick.extra], keep=3 if detail else 2)
@@ -87,6 +88,12 @@ def write_day_body(
         )
         sentences[start:] = vary_subjects(sentences[start:], name=name, openings=openings)
     return [Paragraph(None, tuple(sentences))]
+
+
+def _quotes(detail: int, position: int) -> bool:
+    """Whether a unit's sentence quotes why its change was made: every named unit at full
+    detail, the first of each paragraph or section at the next, none below."""
+    return detail >= 3 or (detail == 2 and position == 0)
 
 
 def _undos(units: tuple[Unit, ...]) -> list[Unit]:
@@ -201,6 +208,7 @@ def _section(
             related=detail >= 2,
             max_words=words,
             known_topic=known,
+            quote=_quotes(detail, position),
         )
         for position, unit in enumerate(units[:own])
     ]

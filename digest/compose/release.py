@@ -14,13 +14,20 @@ from digest.compose.phrases import _predicate, count_word
 from digest.select import Unit
 from digest.text import join_words
 
+MAX_NAMED_RELEASES = 3
+
+
+def cited_releases(unit: Unit) -> list:
+    """The releases a release unit names and cites: its latest `MAX_NAMED_RELEASES`."""
+    events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
+    return events[-MAX_NAMED_RELEASES:]
+
 
 def versions(unit: Unit) -> tuple[list[str], list[str]]:
     """The project's own versions and its packages' ("create-vite 9.1.0"), earliest first."""
     own: list[str] = []
     packages: list[str] = []
-    events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
-    for event in events:
+    for event in cited_releases(unit):
         for package, version in event.release.versions if event.release else ():
             target = own if package is None else packages
             text = version if package is None else f"{package} {version}"
@@ -54,6 +61,9 @@ def release_predicate(unit: Unit, *, past: bool = False, carry: bool = True) -> 
     own, packages = versions(unit)
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
     named = own + packages
+    total = 1 + len(unit.related)
+    if total > len(cited_releases(unit)):
+        tail = f", the latest of {count_word(total)} releases{tail and ','}{tail}"
     if own and not past:
         verb = "is out" if len(named) == 1 else "are out"
         return f"{join_words(named)} {verb}{tail}"

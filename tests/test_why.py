@@ -1,0 +1,142 @@
+"""Why, from the description: a named change whose body states a reason carries it, as a
+verbatim quotation that the check (rule 8) holds to the cited change's words."""
+
+from __future__ import annotations
+
+from datetime import UTC, timedelta
+from functools import cache
+
+from digest.check import check_story
+from digest.classify import clean_body
+from digest.compose import compose
+from digest.model import Activity, Sentence, Window
+from digest.sources.replay import ReplaySource
+from digest.text import cited_numbers
+from digest.why import MAX_QUOTE_WORDS, quotation, stated_reason
+from tests.digest_data import ACTIVITY, example_config, window
+
+# The share of named changes with a stated reason whose sentence carries it.
+TARGET = 0.7
+
+
+def test_a_why_section_wins_over_a_summary_and_the_first_paragraph() -> None:
+    body = (
+        "Some opening words that say what the change does here.\n\n"
+        "## Summary\nMoves the gate into a new job for all runners.\n\n"
+        "## Why\nOne slow-test failure no longer holds the merge queue for hours.\n"
+    )
+    assert stated_reason(body) == "One slow-test failure no longer holds the merge queue for hours."
+
+
+def test_an_impact_line_and_the_first_prose_paragraph_are_read() -> None:
+    assert stated_reason("**Impact:** All OSDC clusters get the new DNS cache soon.") == (
+        "All OSDC clusters get the new DNS cache soon."
+    )
+    assert stated_reason("Allows forward pass to be reproducible with a seed.") == (
+        "Allows forward pass to be reproducible with a seed."
+    )
+
+
+def test_boilerplate_links_and_mentions_are_never_quoted() -> None:
+    changesets = "This PR was opened by the [Changesets release](https://x) GitHub action. When"
+    assert quotation(changesets, "Version Packages") is None
+    assert quotation("Thanks @someone for the report that this crashes on load.", "Fix") is None
+    assert quotation("See https://example.com for why the cache must go away now.", "Fix") is None
+
+
+def test_a_quotation_that_restates_the_title_is_left_out() -> None:
+    assert quotation("Add the widget cache to the store.", "Add widget cache to the store") is None
+
+
+def test_a_long_reason_is_cut_at_a_clause_and_marked() -> None:
+    reason = (
+        "The old fixed retry pattern was too short for CI, where consolidation can take "
+        "minutes to finish and the nodes come back only after every pod on them is gone"
+    )
+    said = quotation(reason, "Refactor smoke helpers")
+    assert said == "The old fixed retry pattern was too short for CI…"
+    assert len(said.split()) <= MAX_QUOTE_WORDS
+
+
+def _activity(body: str) -> Activity:
+    from datetime import datetime
+
+    return Activity(
+        repo="acme/widgets",
+        sha="a" * 40,
+        number=1,
+        title="Add widget cache",
+        body=body,
+        landed_at=datetime(2026, 5, 4, 10, tzinfo=UTC),
+    )
+
+
+def test_rule_8_rejects_a_quotation_that_is_not_the_changes_words() -> None:
+    change = _activity("The cache cuts page loads from 900 ms to 120 ms on a cold start.")
+    span = window("2026-05-04T00:00:00+00:00", "2026-05-05T00:00:00+00:00")
+    story = compose([change], config=example_config(), window=span)
+    assert story.checks is not None and story.checks.problems == ()
+    [sentence] = story.body
+    assert "“The cache cuts page loads from 900 ms to 120 ms on a cold start”" in sentence.text
+    for made_up in (
+        sentence.text.replace("900 ms", "9000 ms"),  # a number it does not state
+        sentence.text.replace("cuts page loads", "halves page loads"),  # not its words
+        sentence.text.replace(" [1].", " [1], as [@alice](https://x) says."),  # markup
+    ):
+        lying = story.model_copy(update={"body": (Sentence(text=made_up, refs=(1,)),)})
+        problems = check_story(
+            lying, config=example_config(), events=None, ranking=_ranking(change)
+        )
+        assert any(p.startswith("rule 8") for p in problems.problems), made_up
+
+
+def _ranking(change: Activity):
+    from digest.classify import classify
+    from digest.rank import rank
+
+    return rank(classify([change], example_config()))
+
+
+# ---------------------------------------------------------------- the figure
+
+
+@cache
+def why_figure() -> tuple[int, int]:
+    """(changes with a sentence of their own whose body states a reason, those whose
+    sentence carries it), over every Monday-to-Monday week of every activity file."""
+    stated = carried = 0
+    for path in sorted(ACTIVITY.glob("*.jsonl")):
+        activities = tuple(ReplaySource(path).read_all())
+        by_sha = {a.sha: a for a in activities}
+        first = min(a.landed_at for a in activities).astimezone(UTC)
+        monday = first.replace(hour=0, minute=0, second=0, microsecond=0)
+        monday -= timedelta(days=monday.weekday())
+        while monday <= max(a.landed_at for a in activities):
+            span = Window(since=monday, until=monday + timedelta(days=7))
+            story = compose(activities, config=example_config(), window=span)
+            for sentence in story.body:
+                refs = cited_numbers(sentence.text)
+                ref = story.reference(refs[0]) if refs else None
+                change = by_sha.get(ref.sha) if ref else None
+                # A change with a sentence of its own, not one of a list joined into one.
+                if change is None or len(set(refs)) > 1:
+                    continue
+                if quotation(clean_body(change.body), change.title):
+                    stated += 1
+                    carried += "its description says" in sentence.text
+            monday += timedelta(days=7)
+    return stated, carried
+
+
+def why_table() -> str:
+    stated, carried = why_figure()
+    share = carried / stated if stated else 1.0
+    return (
+        f"named changes whose description states a reason: {stated}; "
+        f"their sentences carrying it: {carried} ({share:.0%}, target {TARGET:.0%})"
+    )
+
+
+def test_most_named_changes_with_a_stated_reason_carry_it() -> None:
+    stated, carried = why_figure()
+    assert stated > 50 and carried / stated >= TARGET, why_table()
