@@ -250,8 +250,15 @@ def read_change(activity: Activity, project: Project) -> Reading:
     # A revert or reland is watched ([monitor]), whatever the change it undoes was.
     undoes = kind in ("revert", "reland")
     code = kind not in ("docs", "test", "ci", "bump", "release")
+    internal = is_internal(activity, project) or (
+        # A back-out of documentation changes no behaviour: nothing to watch.
+        undoes and bool(activity.files) and all(is_doc_path(f.path) for f in activity.files)
+    )
+    # Hardening what only maintainers run (a cooldown for CI's dependency bot) fixes
+    # nothing users run.
     security = (
         not undoes
+        and not internal
         and kind != "release"
         and (bump is None or bump.stands_alone)
         and is_security_fix(activity, subject, body)
@@ -277,7 +284,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
         body=body,
         release=release,
         security=security,
-        internal=is_internal(activity, project),
+        internal=internal,
     )
     if security and kind not in ("revert", "reland"):
         event = replace(event, kind="fix")

@@ -80,7 +80,7 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
     tier when the window raises it (a release carrying a security fix), else `tier`."""
     activity = event.activity
     score = (tier(event) if level is None else level) * weights.tier
-    if event.kind == "revert":
+    if event.kind == "revert" and not event.relanded:
         score += weights.revert
     elif event.kind == "reland":
         score += weights.reland

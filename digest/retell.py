@@ -71,6 +71,21 @@ def _key(title: str) -> str:
     return re.sub(r"\W+", " ", title.lower()).strip()
 
 
+def _lands_again(other: Event, undone: str) -> bool:
+    """True when `other` lands the backed-out change (its title key `undone`) again: under
+    the same title, or as a reland of it, whose title may be cut ("Revert "Revert "X…")
+    or say more ("Reapply X pin with CI fixes" of "X pin bump")."""
+    if other.kind in ("feature", "fix", "refactor", "chore"):
+        return _key(other.subject) == undone
+    if other.kind != "reland":
+        return False
+    again = _key(other.obj)
+    if again == undone or (other.obj.rstrip().endswith("…") and undone.startswith(again)):
+        return bool(again)
+    words, its = set(undone.split()), set(again.split())
+    return len(words) >= 3 and len(words & its) >= 0.75 * len(words)
+
+
 def fold_relands(events: list[Event]) -> list[Event]:
     """A back-out whose change lands again later in the window ("Reland X", or X under its
     own title) becomes one event, `relanded`, citing the original, the back-out and the
@@ -90,9 +105,8 @@ def fold_relands(events: list[Event]) -> list[Event]:
                 if other is not event
                 and other.activity.sha not in original
                 and other.activity.landed_at > event.activity.landed_at
-                and other.kind in ("reland", "feature", "fix", "refactor", "chore")
-                and _key(other.obj if other.kind == "reland" else other.subject) == undone
                 and other.repo == event.repo
+                and _lands_again(other, undone)
             ),
             None,
         )

@@ -239,3 +239,29 @@ def test_polars_names_no_internal_refactor_while_users_got_features() -> None:
     assert not any(t.startswith("refactor") for t in titles), titles
     assert "LAZYFRAME.GATHER" in story.headline or "`over`" in story.headline
     assert story.checks is not None and story.checks.problems == ()
+
+
+def test_a_reland_with_a_cut_or_longer_title_still_folds_its_back_out() -> None:
+    activities = [
+        change('Revert "PyTorch 2.12 pin bump"', "install_requirements.py", n=0),
+        change("Reapply PyTorch 2.12 pin with CI fixes", "install_requirements.py", n=1),
+        change('Revert "Qualcomm - heap profiling at runtime with HTP backend"', "src/q.py", n=2),
+        change('Revert "Revert "Qualcomm - heap profiling at runtime…', "src/q.py", n=3),
+    ]
+    events = classify(activities, WireConfig(projects=(USERS,)))
+    assert [e.kind for e in events] == ["revert", "revert"]
+    assert all(e.relanded and not e.must_act for e in events)
+
+
+def test_backing_out_docs_or_hardening_ci_asks_nothing_of_users() -> None:
+    docs = classify_one(change('Revert "Update iOS docs for 1.0"', "docs/ios.md"), USERS)
+    assert docs.kind == "revert" and docs.urgency is None
+    hardening = change("SEC Add 7 day cooldown to Dependabot", ".github/dependabot.yml")
+    assert not classify_one(hardening, USERS).security
+
+
+def test_a_week_of_many_releases_names_the_latest_and_counts_them() -> None:
+    story = _week("vitejs-vite-2026-q2.jsonl", "2026-05-11")
+    assert story.headline == "VITE 8.0.12 AND 8.0.13 ARE OUT"
+    assert "the latest of four releases" in " ".join(s.text for s in story.body)
+    assert story.checks is not None and story.checks.problems == ()

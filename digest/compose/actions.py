@@ -101,7 +101,15 @@ def _undone(unit: Unit) -> str:
     return _quoted_title(event, max_words=8)
 
 
-def monitor_item(units: list[Unit], *, name: str) -> str:
+# Openings of a story's [monitor] items, in turn, so no two read alike.
+_WATCH = (
+    "Check whether {where} still does what you rely on: ",
+    "Review your use of {where}: ",
+    "Watch {where} for the work to return: ",
+)
+
+
+def monitor_item(units: list[Unit], *, name: str, turn: int = 0) -> str:
     """ "Check whether ExecuTorch's XNNPACK backend still does what you rely on: XNNPACK
     serialization was backed out [5]"; a reland alone, "Check ExecuTorch's Arm backend
     again: “Add X” is back after a back-out [5]"; several reverts and relands of one topic are counted, the first
@@ -125,7 +133,7 @@ def monitor_item(units: list[Unit], *, name: str) -> str:
     marker = marker if marker.startswith(",") else f" {marker}"
     if len(units) == 1 and relands:
         return f"Check {where} again: {_undone(units[0])} is back after a back-out{marker}"
-    return f"Check whether {where} still does what you rely on: {what}{marker}"
+    return _WATCH[turn % len(_WATCH)].format(where=where) + f"{what}{marker}"
 
 
 def deprecation_item(unit: Unit, *, name: str) -> str:
@@ -200,7 +208,8 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
             write = ci_gate_item if kind == "ci_gate" else breaking_item
             items.append((write(unit, name=name), "immediate", pick.repo, _key([unit])))
         elif kind == "monitor":
-            text = monitor_item(units, name=name)
+            turn = sum(item[1] == "monitor" for item in items)
+            text = monitor_item(units, name=name, turn=turn)
             items.append((text, "monitor", pick.repo, _key(units[:MAX_CITATIONS])))
         else:
             write = deprecation_item if kind == "deprecation" else capability_item

@@ -57,7 +57,7 @@ def period_words(window: Window) -> tuple[str, str]:
 
 def _lede_phrase(unit: Unit) -> str:
     if unit.lead.release is not None:
-        return release_predicate(unit, past=True)
+        return release_predicate(unit, past=True, brief=True)
     return past_tense(_predicate(unit.lead, max_words=8, headline=True))
 
 
@@ -115,10 +115,15 @@ def write_lede(
         sentence = f"On {topic}, {sentence}"
     elif opening:
         sentence = opening + sentence
-    backed_out = sum(u.lead.kind == "revert" for p in picks for u in (*p.units, *p.extra))
-    if backed_out > sum(u.lead.kind == "revert" for u in named) + (len(picks) > 1):
+    backed_out = sum(_backed_out(u) for p in picks for u in (*p.units, *p.extra))
+    if backed_out > sum(_backed_out(u) for u in named) + (len(picks) > 1):
         sentence += f"; in all, {count_word(backed_out)} changes were backed out"
     return sentence + "."
+
+
+def _backed_out(unit: Unit) -> bool:
+    """True for a back-out that stays out (not relanded within the window)."""
+    return unit.lead.kind == "revert" and not unit.lead.relanded
 
 
 def draft_no_news(

@@ -11,14 +11,13 @@ from digest.compose.body import (
     MAX_CITATIONS,
     Openings,
     Paragraph,
-    cite_capped,
     pack_phrases,
     summary_sentences,
     unit_sentence,
     vary_subjects,
 )
 from digest.compose.phrases import _name, topic_of
-from digest.compose.release import unit_predicate
+from digest.compose.release import unit_phrase
 from digest.config import WireConfig
 from digest.select import ProjectPick, Unit
 
@@ -72,10 +71,7 @@ def write_day_body(
                 )
             )
         named, counted = _split_extras([*units[len(major) :], *pick.extra], keep=3 if detail else 2)
-        phrases = [
-            f"{unit_predicate(u, max_words=10 if detail else 7)} {cite_capped(*u.activities)}"
-            for u in named
-        ]
+        phrases = [unit_phrase(u, max_words=10 if detail else 7) for u in named]
         sentences += pack_phrases(phrases, name=name, openings=openings)
         sentences += summary_sentences(
             pick,
@@ -212,10 +208,7 @@ def _section(
         )
         for position, unit in enumerate(units[:own])
     ]
-    phrases = [
-        f"{unit_predicate(u, max_words=min(words, 10))} {cite_capped(*u.activities)}"
-        for u in units[own:]
-    ]
+    phrases = [unit_phrase(u, max_words=min(words, 10)) for u in units[own:]]
     return sentences + pack_phrases(phrases, name=name, openings=openings)
 
 

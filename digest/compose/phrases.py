@@ -61,6 +61,8 @@ def _predicate(
     """The verb phrase for an event, with reverts named by a noun phrase when the table allows.
     `articles` puts back the article a title leaves out ("adds a topk fallback kernel"); the
     headline passes False to keep the title's telegraphic style."""
+    if event.relanded:
+        return f"briefly backs out and relands {_quoted_title(event, max_words=max_words)}"
     if event.kind == "revert":
         nominal = nominalize(clean_fragment(event.obj))
         if nominal and headline:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from digest.compose.citations import cite
 from digest.compose.phrases import _predicate, count_word
 from digest.select import Unit
 from digest.text import join_words
@@ -54,15 +55,23 @@ def carrying(unit: Unit) -> str:
     return f"with {text.replace('one breaking change', 'a breaking change')}" if parts else ""
 
 
-def release_predicate(unit: Unit, *, past: bool = False, carry: bool = True) -> str:
+def release_predicate(
+    unit: Unit, *, past: bool = False, carry: bool = True, brief: bool = False
+) -> str:
     """The verb phrase after the project's name: "8.0.16 is out", "5.55.6 and 5.55.7 are
     out with four security fixes", "ships create-vite 9.1.0"; in the `past` for a lede
-    ("released 8.0.16")."""
+    ("released 8.0.16"). A `brief` phrase (headline, lede) names the project's own
+    versions alone when it has any; the body's names every release it cites and says how
+    many there were when it cites only the latest."""
     own, packages = versions(unit)
+    if brief and own:
+        events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
+        mine = [v for e in events if e.release for p, v in e.release.versions if p is None]
+        own, packages = sorted(dict.fromkeys(mine), key=_order)[-MAX_NAMED_RELEASES:], []
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
     named = own + packages
     total = 1 + len(unit.related)
-    if total > len(cited_releases(unit)):
+    if not brief and total > len(cited_releases(unit)):
         tail = f", the latest of {count_word(total)} releases{tail and ','}{tail}"
     if own and not past:
         verb = "is out" if len(named) == 1 else "are out"
@@ -75,5 +84,14 @@ def release_predicate(unit: Unit, *, past: bool = False, carry: bool = True) -> 
 def unit_predicate(unit: Unit, **options: object) -> str:
     """`phrases._predicate` of the unit's lead, or its release phrase for a release."""
     if unit.lead.release is not None:
-        return release_predicate(unit, carry=bool(options.get("headline", True)))
+        return release_predicate(unit, brief=True)
     return _predicate(unit.lead, **options)  # type: ignore[arg-type]
+
+
+def unit_phrase(unit: Unit, *, max_words: int) -> str:
+    """A unit's verb phrase with its citations, for sentences that join several units."""
+    if unit.lead.release is not None:
+        cited = cite(*(e.activity for e in cited_releases(unit)))
+        return f"{release_predicate(unit, carry=True)} {cited}"
+    unique = list({a.sha: a for a in unit.activities}.values())
+    return f"{_predicate(unit.lead, max_words=max_words)} {cite(*unique[:3])}"
