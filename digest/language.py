@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from digest import lexicon
 from digest.language_nouns import noun_phrase
 from digest.language_shapes import (
     coordinated,
@@ -36,10 +37,29 @@ from digest.language_shapes import (
     split_verb,
     third_person,
 )
-from digest.language_words import bare, derived_verb, is_identifier, third_person_of
+from digest.language_words import (
+    CONJUNCTIONS,
+    PREPOSITIONS,
+    bare,
+    derived_verb,
+    inflect,
+    is_identifier,
+    parts_of_speech,
+    third_person_of,
+    verb_form,
+    verb_lemma,
+)
 from digest.text import join_words
 
-__all__ = ["clause", "first_clause", "nominalize", "shorten", "split_verb", "third_person"]
+__all__ = [
+    "clause",
+    "first_clause",
+    "nominalize",
+    "past_tense",
+    "shorten",
+    "split_verb",
+    "third_person",
+]
 
 
 @lru_cache(maxsize=8192)
@@ -156,3 +176,36 @@ def shorten(text: str, *, max_words: int) -> str:
     while words and words[-1].lower() in _SHORTEN_JOINERS:
         words.pop()
     return " ".join(words)
+
+
+def past_tense(predicate: str) -> str:
+    """A clause of `clause` in the past, every coordinated verb with it: "only deepcopies X
+    and falls back to Y" → "only deepcopied X and fell back to Y". Adverbs before the verb
+    stay as they are; a verb after "and", "then" or a comma is put in the past when it is a
+    third-person form, as `clause` conjugated it."""
+    words = predicate.split(" ")
+    at = 0
+    while at < len(words) - 1 and is_adverb(words[at]):
+        at += 1
+    if at < len(words):
+        words[at] = _past(words[at])
+    for i in range(at + 1, len(words)):
+        joined = words[i - 1] in ("and", "then") or words[i - 1].endswith(",")
+        word = words[i]
+        if not (joined and word.isalpha() and word.islower() and verb_form(word) == "VBZ"):
+            continue
+        following = bare(words[i + 1]).lower() if i + 1 < len(words) else ""
+        noun = "NOUN" in parts_of_speech(word)
+        if noun and (not following or following in PREPOSITIONS or following in CONJUNCTIONS):
+            continue  # "adds fixes and updates": a noun
+        words[i] = _past(word)
+    return " ".join(words)
+
+
+def _past(word: str) -> str:
+    if not word.isalpha():
+        return word
+    lemma = verb_lemma(word)
+    if lemma is None and word.endswith("s"):
+        lemma = next(iter(lexicon.all_lemmas_oov(word, "VERB").get("VERB", ())), None)
+    return inflect(lemma, "VBD") if lemma else word

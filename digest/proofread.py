@@ -13,6 +13,9 @@
 - doubled-word: "the the", "in pydantic in pydantic".
 - no-finite-verb: a sentence without a finite verb.
 - repeated-connective: "also", "In addition", "Elsewhere" or "Meanwhile" more than once.
+- the slips of titles of every convention, in `digest.proofread_rules`: capital-after-verb,
+  type-word, semicolon-list, noun-as-verb, unconjugated-verb, wrong-article, cut-ending (the
+  lede and headline only) and repeated-predicate (body sentences of one story).
 
 Words a story quotes from a cited title are the title's, not ours: a title that says
 "Fix typo in docs" may say "in docs", and "Also run X" may say "also". A word counts as
@@ -44,6 +47,17 @@ from digest.language_words import (
     words,
 )
 from digest.model import Story
+from digest.proofread_rules import (
+    capital_after_verb,
+    cut_ending,
+    has_finite_verb,
+    noun_as_verb,
+    repeated_predicates,
+    semicolon_list,
+    type_word,
+    unconjugated_verb,
+    wrong_article,
+)
 
 # Folders that hold a project's code, tests or docs without saying what they are about.
 GENERIC_FOLDERS = words(
@@ -53,11 +67,6 @@ GENERIC_FOLDERS = words(
     "third-party third_party thirdparty dist bin cmd"
 )
 CONNECTIVES = ("also", "in addition", "elsewhere", "meanwhile")
-_AUXILIARIES = words(
-    "is are was were be been has have had does do did will would can could should must may "
-    "might shall isn't aren't wasn't weren't hasn't haven't doesn't don't didn't won't can't"
-)
-_PRONOUNS = words("you we they i")
 _NOUN_CLAUSE_OPENERS = words("what how when where which whatever")
 _CITATION = re.compile(r"\s*\[\d+\]")
 _CODE_SPAN = re.compile(r"`[^`]*`")
@@ -219,38 +228,6 @@ def _doubled_word(tokens: Sequence[_Token], pairs: frozenset[tuple[str, str]]) -
             yield " ".join(t.text for t in span)
 
 
-def _has_finite_verb(tokens: Sequence[_Token]) -> bool:
-    """True when a word is an auxiliary, an imperative opening the sentence, a base verb after
-    a personal pronoun, or a third-person or past form after what can be its subject: not
-    first in the sentence, and not after a number, article or adjective ("3.15 wheels",
-    "the fused op", "new tests" are noun phrases)."""
-    previous = ""  # the word before, or "" at the start of a sentence or clause
-    for token in tokens:
-        if token.text in (":", ";", ","):
-            previous = ""
-            continue
-        if not re.search(r"\w", token.text) or token.text.startswith("`"):
-            continue
-        key, form = token.key, verb_form(token.key)
-        if key in _AUXILIARIES:
-            return True
-        if form == "VB" and (not previous or previous in _PRONOUNS):
-            return True
-        if form in ("VBZ", "VBD") and previous and not _modifies(previous, key):
-            return True
-        previous = key
-    return False
-
-
-def _modifies(before: str, word: str) -> bool:
-    """True when `before` makes `word` part of a noun phrase rather than its subject."""
-    if "NOUN" not in parts_of_speech(word) and verb_form(word) == "VBZ":
-        return False  # "adds" is a verb whatever comes before it
-    if before in DETERMINERS or not re.search(r"[a-z]", before):
-        return True
-    return parts_of_speech(before) == {"ADJ"}
-
-
 def _connectives(sentences: Sequence[tuple[str, list[_Token]]]) -> Iterable[Problem]:
     """ "also" anywhere, the others where they join sentences: at the start ("Elsewhere, …"),
     not as an adverb of place ("eight elsewhere")."""
@@ -272,6 +249,10 @@ _RULES = (
     ("pasted-title", _pasted_title),
     ("plan-fragment", _plan_fragment),
     ("doubled-word", _doubled_word),
+    ("capital-after-verb", capital_after_verb),
+    ("type-word", type_word),
+    ("unconjugated-verb", unconjugated_verb),
+    ("wrong-article", wrong_article),
 )
 
 
@@ -282,6 +263,8 @@ def proofread_sentences(
     headline: str | None = None,
     topics: Iterable[str] = (),
     names: Iterable[str] = (),
+    lede: str | None = None,
+    actions: Iterable[str] = (),
 ) -> list[Problem]:
     """The problems of a story given as its sentences and the titles it cites.
 
@@ -293,7 +276,8 @@ def proofread_sentences(
     pairs = _pairs(titles)
     configured = frozenset(topic_key(t) for t in topics)
     own = frozenset(n.lower() for n in names)
-    read = [(s, _tokens(s, pairs)) for s in sentences if s.strip()]
+    told = [(s, _tokens(s, pairs)) for s in sentences if s.strip()]
+    read = [*told, *((s, _tokens(s, pairs)) for s in actions if s.strip())]
     problems: list[Problem] = []
     for sentence, tokens in read:
         for rule, find in _RULES:
@@ -303,12 +287,20 @@ def proofread_sentences(
             for text in _generic_folder(tokens, configured)
         ]
         problems += [Problem("own-name", text, sentence) for text in _own_name(tokens, own)]
-        if not _has_finite_verb(tokens):
+        problems += [Problem("noun-as-verb", t, sentence) for t in noun_as_verb(tokens, own)]
+        problems += [Problem("semicolon-list", t, sentence) for t in semicolon_list(sentence)]
+        if sentence == lede:
+            problems += [Problem("cut-ending", t, sentence) for t in cut_ending(tokens)]
+        if not has_finite_verb(tokens):
             problems.append(Problem("no-finite-verb", sentence, sentence))
     if headline:
         tokens = _tokens(_CODE_SPAN.sub("X", headline).lower(), pairs)
         problems += [Problem("doubled-word", t, headline) for t in _doubled_word(tokens, pairs)]
+        problems += [Problem("cut-ending", t, headline) for t in cut_ending(tokens)]
+        problems += [Problem("wrong-article", t, headline) for t in wrong_article(tokens, pairs)]
     problems += _connectives(read)
+    body = [(s, tokens) for s, tokens in told if s != lede]  # a lede sums the body up
+    problems += [Problem("repeated-predicate", p, s) for p, s in repeated_predicates(body)]
     return problems
 
 
@@ -317,7 +309,7 @@ def proofread(story: Story, *, config: WireConfig | None = None) -> list[Problem
 
     With `config`, the topics configured for the story's repositories are known topics.
     """
-    sentences = [story.lede, *(s.text for s in story.body), *(i.text for i in story.action_items)]
+    sentences = [story.lede, *(s.text for s in story.body)]
     topics = (
         [k for repo in story.repos for t in config.project(repo).topics for k in t.keys]
         if config is not None
@@ -332,4 +324,6 @@ def proofread(story: Story, *, config: WireConfig | None = None) -> list[Problem
         headline=story.headline,
         topics=topics,
         names=names,
+        lede=story.lede,
+        actions=[i.text for i in story.action_items],
     )

@@ -110,3 +110,28 @@ def join_words(items: list[str], conjunction: str = "and") -> str:
 def plural(count: int, word: str, many: str | None = None) -> str:
     """ "1 change", "3 changes"."""
     return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+# A token of code: a span in backticks, or a word with the marks only code has (snake_case,
+# a path, a generic `From<OwnedFd>`, `a::b`, `call()`, `module.attr`, a `--flag`, camelCase).
+_CODE_TOKEN = re.compile(
+    r"`[^`]*`"
+    r"|(?<![\w`])(?:--?[a-z][\w-]*"
+    r"|[A-Za-z_]\w*<[^<>\n]{0,30}(?:<[^<>\n]{0,30}>)?[^<>\n]{0,30}>(?:::\w+|\(\))*"
+    r"|[\w-]*_[\w.-]*\w|[\w.-]*\w/[\w./-]*\w|\w+(?:::\w+)+(?:\(\))?|\w+\(\)"
+    r"|[a-z][a-z0-9]+\.[a-z_]\w+(?:\.\w+)*|[a-z]+[a-z0-9]*[A-Z][a-z]\w*)"
+)
+
+
+def headline_case(text: str) -> str:
+    """`text` upper-cased for a headline, except code: backtick spans and identifier-like
+    tokens keep the case that is part of their name ("PROACTIVE_CAPACITY" stays
+    "proactive_capacity", "From<OwnedFd>", "src/cli/main.rs", "torch.compile", "camelCase").
+    Ordinary names and acronyms are upper-cased as headline style wants ("ExecuTorch")."""
+    out: list[str] = []
+    at = 0
+    for match in _CODE_TOKEN.finditer(text):
+        out += [text[at : match.start()].upper(), match.group(0)]
+        at = match.end()
+    out.append(text[at:].upper())
+    return "".join(out)

@@ -61,7 +61,7 @@ TYPE_WORDS = {
     "REVERT": "revert",
 }
 # Type words that open no noun phrase of their own: they are a type word even with no colon.
-_STRICT = words("FEAT ENH TST MAINT MNT BLD STY TYP BF DEPR BUGFIX HOTFIX CHORE FIX BUG")
+STRICT_TYPE_WORDS = words("FEAT ENH TST MAINT MNT BLD STY TYP BF DEPR BUGFIX HOTFIX CHORE FIX BUG")
 # Type words that are also areas a reader follows: kept as tags besides giving the kind.
 AREA_TYPES = words("CI DOC DOCS")
 _TYPE_TOKEN = re.compile(
@@ -90,8 +90,8 @@ def type_prefix(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
         if match["word"] is not None and not colon:
             following = rest.split(" ", 1)[0]
             verb = following[:1].isupper() and following[1:].islower() and is_base_verb(following)
-            spaced = not separator and (word in _STRICT or verb)
-            if not (stacked or spaced or (separator == "," and word in _STRICT)):
+            spaced = not separator and (word in STRICT_TYPE_WORDS or verb)
+            if not (stacked or spaced or (separator == "," and word in STRICT_TYPE_WORDS)):
                 break
         found.append(word)
         at = match.end()

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from digest.articles import with_article
-from digest.language import clause, split_verb
+from digest.language import clause, past_tense, split_verb
+from digest.text import headline_case
 from digest.title_tags import is_product_tag, product_in_paths, type_prefix
 from digest.titles import split_title
 
@@ -117,3 +118,42 @@ def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
     assert product_in_paths("polars-plan", ["polars-plan/src/lib.rs"])
     assert not product_in_paths("ty", ["crates/ruff_linter/src/rules.rs", "typing.py"])
     assert not product_in_paths("cuda", ["backends/cuda/runtime.cpp"])
+
+
+@pytest.mark.parametrize(
+    ("text", "headline"),
+    [
+        ("ci-infra adds proactive_capacity", "CI-INFRA ADDS proactive_capacity"),
+        ("uv implements From<OwnedFd> for Socket", "UV IMPLEMENTS From<OwnedFd> FOR SOCKET"),
+        (
+            "polars uses HashMap<K, V> and torch.compile",
+            "POLARS USES HashMap<K, V> AND torch.compile",
+        ),
+        ("uv moves src/cli/main.rs", "UV MOVES src/cli/main.rs"),
+        ("vite adds `--force` and getConfig()", "VITE ADDS `--force` AND getConfig()"),
+        ("vite adds the --force flag", "VITE ADDS THE --force FLAG"),
+        (
+            "ExecuTorch adds e.g. Python 3.15 wheels on macOS",
+            "EXECUTORCH ADDS E.G. PYTHON 3.15 WHEELS ON MACOS",
+        ),
+        ("ExecuTorch adds ScalelessRMSNorm", "EXECUTORCH ADDS SCALELESSRMSNORM"),
+    ],
+)
+def test_a_headline_is_upper_case_but_for_identifiers(text: str, headline: str) -> None:
+    assert headline_case(text) == headline
+
+
+@pytest.mark.parametrize(
+    ("present", "past"),
+    [
+        ("adds X", "added X"),
+        ("backs out X", "backed out X"),
+        ("builds and installs X and adds Y", "built and installed X and added Y"),
+        ("only deepcopies X and falls back to Y", "only deepcopied X and fell back to Y"),
+        ("fully resolves leaks", "fully resolved leaks"),
+        ("adds tests, fixes docs", "added tests, fixed docs"),
+        ("adds fixes and updates", "added fixes and updates"),
+    ],
+)
+def test_past_tense_puts_every_coordinated_verb_in_the_past(present: str, past: str) -> None:
+    assert past_tense(present) == past
