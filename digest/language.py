@@ -96,7 +96,7 @@ def clause(subject: str, *, verb: str | None = None) -> str:
     nominalization = len(words) > 2 and bare(words[1]).lower() == "of"
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
         return join(third_person_of(base), " ".join(words[2:]))
-    return noun_phrase(words)
+    return noun_phrase(coordinated(words).split(" "))
 
 
 def _listed(text: str, verb: str | None) -> str:

@@ -55,15 +55,15 @@ def noun_phrase(words_: list[str]) -> str:
     if problem:
         verb = "fixes"
     first = words_[0]
-    if common_opener(first, problem=problem, alone=len(words_) == 1):
+    if common_opener(first, alone=len(words_) == 1):
         words_ = [first[0].lower() + first[1:], *words_[1:]]
     return join(verb, " ".join(words_))
 
 
-def common_opener(word: str, *, problem: bool = False, alone: bool = False) -> bool:
+def common_opener(word: str, *, alone: bool = False) -> bool:
     """True for a capitalised ordinary word that opens a noun phrase ("New", "Support",
-    "Dark", "Multi-GPU"); a name ("Python", "Rust") keeps its capital. `problem` says the
-    phrase names a fault, whose first word is ordinary ("Memory leak", "Integer overflow")."""
+    "Broken", "Multi-GPU"). A word the lexicon knows only as a noun, or as a noun and an
+    adjective, may be a name ("Python", "Rayon", "Android") and keeps its capital."""
     if not word[:1].isupper() or alone:
         return False
     head, dash, _ = bare(word).partition("-")
@@ -79,7 +79,5 @@ def common_opener(word: str, *, problem: bool = False, alone: bool = False) -> b
         lowered.split("-")[0] in OPENERS
         or (bool(pos) and pos <= {"ADJ", "ADV"})
         or {"NOUN", "VERB"} <= pos
-        or pos == {"ADJ", "NOUN"}
-        or (problem and "NOUN" in pos)
         or lowered in FAULT_ADJECTIVES
     )

@@ -94,7 +94,9 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
             return None  # "Support for X", "Fixes for Y": a noun phrase
         if following in ("+", "&") or (word.islower() and _gerund_phrase(words, at + 1)):
             return None  # "replay + dynamic input_pos", "heap profiling at runtime"
-        if after in ("+", "&") or (noun_lemma(word) in PROBLEM_NOUNS and following in PREPOSITIONS):
+        if _compound_before_plus(words, at) or (
+            noun_lemma(word) in PROBLEM_NOUNS and following in PREPOSITIONS
+        ):
             return None  # "Smoke test + operator docs", "Bug with hard-coded device"
     if form == "VBG" and following == "for":
         return None  # "Profiling for X"
@@ -106,6 +108,15 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
     ):
         return _Verb(f"{lemma} {following}", end + 1)
     return _Verb(lemma, end)
+
+
+def _compound_before_plus(words: list[str], at: int) -> bool:
+    """True for a noun compound listed with "+" or "&" ("Smoke test + operator docs"): two
+    words that are each a noun or a verb, the first no verb of change ("Fix X & Y" fixes)."""
+    if at + 2 >= len(words) or bare(words[at + 2]) not in ("+", "&"):
+        return False
+    first, second = bare(words[at]).lower(), bare(words[at + 1]).lower()
+    return verb_lemma(first) not in CHANGE_VERBS and {"NOUN", "VERB"} <= parts_of_speech(second)
 
 
 def _modifier_follows(words: list[str], at: int) -> bool:

@@ -57,6 +57,12 @@ def test_the_set_covers_every_convention() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["title"] for c in CASES])
 def test_each_title_reads_as_an_editor_would_write_it(case: dict[str, str]) -> None:
+    """A case with a `gap` is one the code does not yet read as an editor would, and says
+    why: it is expected to fail, and passes the day the gap is closed (strict xfail)."""
+    if "gap" in case:
+        if predicate(case["title"]) == case["clause"]:
+            pytest.fail(f"the gap is closed, drop it from the data: {case['title']}")
+        pytest.xfail(case["gap"])
     parts = split_title(case["title"])
     assert predicate(case["title"]) == case["clause"]
     if "kind" in case:
