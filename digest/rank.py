@@ -52,6 +52,8 @@ def tier(event: Event) -> int:
     """Who an event reaches and how much they must do about it."""
     if event.security:
         return SECURITY
+    if event.internal:  # a CI gate of a library's own CI included: its users never see it
+        return INTERNAL
     if event.breaking or event.ci_gate:
         return MUST_ACT
     if event.release is not None:
@@ -112,15 +114,28 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
 
 def rank(events: list[Event], weights: Weights = Weights()) -> list[tuple[Event, float]]:
     """Events with their scores, most significant first; ties keep the later landing first."""
-    # A release that ships a must-act change of the window leads it, one tier above.
-    levels = {
-        sha: top + 1
-        for sha, carried_events in carried(events).items()
-        if carried_events and (top := max(map(tier, carried_events))) >= MUST_ACT
-    }
-    scored = [
-        (event, significance(event, weights, max(tier(event), levels.get(event.activity.sha, 0))))
-        for event in events
-    ]
-    scored.sort(key=lambda pair: (-pair[1], -pair[0].activity.landed_at.timestamp()))
-    return scored
+    tiers = levels(events)
+    return sorted(
+        ((event, significance(event, weights, tiers[id(event)])) for event in events),
+        key=lambda pair: (-pair[1], -pair[0].activity.landed_at.timestamp()),
+    )
+
+
+def levels(events: list[Event]) -> dict[int, int]:
+    """Each event's tier in its window. A project's releases are told in one sentence: its
+    latest release ranks for them all, one tier above the highest must-act change they
+    ship (a release carrying a security fix leads it); the earlier ones rank last. Keyed
+    by `id(event)`."""
+    found = {id(event): tier(event) for event in events}
+    shipped = carried(events)
+    for repo in {e.repo for e in events if e.release is not None}:
+        releases = sorted(
+            (e for e in events if e.repo == repo and e.release is not None),
+            key=lambda e: e.activity.landed_at,
+        )
+        ships = [c for r in releases for c in shipped.get(r.activity.sha, ())]
+        top = max(map(tier, ships), default=0)
+        for release in releases[:-1]:
+            found[id(release)] = INTERNAL
+        found[id(releases[-1])] = top + 1 if top >= MUST_ACT else RELEASE
+    return found

@@ -3,6 +3,7 @@ users see; internal work, housekeeping and back-outs of internal work are counte
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
@@ -263,5 +264,57 @@ def test_backing_out_docs_or_hardening_ci_asks_nothing_of_users() -> None:
 def test_a_week_of_many_releases_names_the_latest_and_counts_them() -> None:
     story = _week("vitejs-vite-2026-q2.jsonl", "2026-05-11")
     assert story.headline == "VITE 8.0.12 AND 8.0.13 ARE OUT"
-    assert "the latest of four releases" in " ".join(s.text for s in story.body)
+    assert "four releases in all" in " ".join(s.text for s in story.body)
     assert story.checks is not None and story.checks.problems == ()
+
+
+def _every_window() -> list[tuple[str, tuple[Activity, ...], Window]]:
+    """Every UTC day and Monday-to-Monday week of every activity file."""
+    found = []
+    for path in sorted(ACTIVITY.glob("*.jsonl")):
+        activities = _file(path.name)
+        day = min(a.landed_at for a in activities).astimezone(UTC)
+        day = day.replace(hour=0, minute=0, second=0, microsecond=0)
+        monday = day - timedelta(days=day.weekday())
+        last = max(a.landed_at for a in activities)
+        while day <= last:
+            found.append((path.name, activities, Window(since=day, until=day + timedelta(days=1))))
+            day += timedelta(days=1)
+        while monday <= last:
+            found.append(
+                (path.name, activities, Window(since=monday, until=monday + timedelta(days=7)))
+            )
+            monday += timedelta(days=7)
+    return found
+
+
+def test_across_the_corpus_releases_are_told_and_internal_work_never_leads() -> None:
+    from digest.rank import rank
+    from digest.select import group_units
+
+    faults = []
+    for name, activities, span in _every_window():
+        inside = [a for a in activities if span.contains(a.landed_at)]
+        if not inside:
+            continue
+        events = classify(inside, example_config())
+        story = compose(activities, config=example_config(), window=span)
+        label = f"{name} {span.label()}"
+        cited = {r.sha for r in story.references}
+        for event in events:
+            if event.release is not None and event.activity.sha not in cited:
+                # Named, or counted: "vite 8.0.4 to 8.0.8 … are out, six releases in all".
+                versions = [v for _, v in event.release.versions]
+                told = " ".join([story.headline, story.lede, *(s.text for s in story.body)])
+                counted = re.search(r"\b(\w+) releases in all\b", told)
+                if not (versions and any(v in told for v in versions)) and not counted:
+                    faults.append(f"{label}: release {event.activity.title} untold")
+        picks = group_units(rank(events), per_project=5)
+        lead = picks[0].lead.lead
+        visible = [e for e in events if not e.internal and e.bump is None]
+        if lead.internal and visible:
+            faults.append(f"{label}: internal {lead.activity.title} leads")
+        backed_out = lead.kind == "revert" and not lead.relanded
+        if backed_out and lead.internal and visible:
+            faults.append(f"{label}: an internal back-out leads")
+    assert faults == [], "\n".join(faults)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from digest.classify import Event
 from digest.compose.citations import cite
 from digest.compose.phrases import _predicate, count_word
 from digest.select import Unit
@@ -18,14 +19,31 @@ from digest.text import join_words
 MAX_NAMED_RELEASES = 3
 
 
-def cited_releases(unit: Unit) -> list:
-    """The releases a release unit names and cites: its latest `MAX_NAMED_RELEASES`."""
+def _own(event: Event) -> bool:
+    return event.release is not None and any(p is None for p, _ in event.release.versions)
+
+
+def cited_releases(unit: Unit) -> list[Event]:
+    """The releases a release unit names and cites, earliest first: the project's own (its
+    latest and earliest when there are more than `MAX_NAMED_RELEASES`), then the latest of
+    each package, at most `MAX_NAMED_RELEASES`."""
     events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
-    return events[-MAX_NAMED_RELEASES:]
+    own = [e for e in events if _own(e)]
+    chosen = own[:] if len(own) <= MAX_NAMED_RELEASES else [own[-1], own[0]]
+    packages: set[str] = set()
+    for event in reversed(events):
+        if len(chosen) >= MAX_NAMED_RELEASES:
+            break
+        names = {p for p, _ in event.release.versions if p} if event.release else set()
+        if not _own(event) and not names <= packages:
+            packages |= names
+            chosen.append(event)
+    return sorted(chosen, key=lambda e: e.activity.landed_at)
 
 
 def versions(unit: Unit) -> tuple[list[str], list[str]]:
-    """The project's own versions and its packages' ("create-vite 9.1.0"), earliest first."""
+    """The project's own versions ("8.0.4 to 8.0.8" for more than two) and its packages'
+    ("create-vite 9.1.0"), earliest first, of the releases the unit cites."""
     own: list[str] = []
     packages: list[str] = []
     for event in cited_releases(unit):
@@ -34,7 +52,17 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
             text = version if package is None else f"{package} {version}"
             if text not in target:
                 target.append(text)
-    return sorted(own, key=_order), packages
+    own = sorted(own, key=_order)
+    every = {
+        v
+        for e in (unit.lead, *unit.related)
+        if e.release
+        for p, v in e.release.versions
+        if p is None
+    }
+    if len(every) > len(own) == 2:
+        own = [f"{own[0]} to {own[1]}"]
+    return own, packages
 
 
 def _order(version: str) -> tuple[int, ...]:
@@ -65,16 +93,15 @@ def release_predicate(
     many there were when it cites only the latest."""
     own, packages = versions(unit)
     if brief and own:
-        events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
-        mine = [v for e in events if e.release for p, v in e.release.versions if p is None]
-        own, packages = sorted(dict.fromkeys(mine), key=_order)[-MAX_NAMED_RELEASES:], []
+        packages = []
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
     named = own + packages
     total = 1 + len(unit.related)
     if not brief and total > len(cited_releases(unit)):
-        tail = f", the latest of {count_word(total)} releases{tail and ','}{tail}"
+        tail = f", {count_word(total)} releases in all{tail and ','}{tail}"
     if own and not past:
-        verb = "is out" if len(named) == 1 else "are out"
+        plural = len(named) > 1 or " to " in named[0]
+        verb = "are out" if plural else "is out"
         return f"{join_words(named)} {verb}{tail}"
     if not named:
         return ("published a release" if past else "publishes a release") + tail
