@@ -3,9 +3,10 @@
     classify → filter_topic → rank → group_units → draft (headline, lede, body, actions)
              → number_references → check
 
-Modules: `phrases` (what one event reads as), `headline` (headline and lede), `body` and
-`layout` (sentences, a day's paragraph or a longer window's sections), `actions` (action
-items), `citations` (markers and their numbering). Citations are drafted as markers naming
+Modules: `phrases` (what one event reads as), `release` (how releases read), `headline`
+(headline and lede), `body`, `counts` and `layout` (sentences, what is counted, a day's
+paragraph or a longer window's sections), `actions` (action items), `citations` (markers
+and their numbering). Citations are drafted as markers naming
 an activity; `number_references` turns them into [n] in order of first citation, so
 numbering and the reference list can never disagree.
 """

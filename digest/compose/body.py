@@ -1,4 +1,5 @@
-"""The body of a story: one sentence per story unit, then what is left as counts.
+"""The body of a story: one sentence per story unit, then what is left as counts
+(`counts`).
 
 A day's body is one paragraph. A longer window's body is sectioned by topic (a single
 project) or by project, under the lede, and ends with an "In brief" section that counts
@@ -10,7 +11,6 @@ most one sentence of the story.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import lru_cache
@@ -22,12 +22,11 @@ from digest.compose.phrases import (
     _predicate,
     _quoted_title,
     count_word,
-    topic_of,
 )
 from digest.compose.release import cited_releases, release_predicate
 from digest.model import Activity
 from digest.proofread import proofread_sentences
-from digest.select import ProjectPick, Unit, bump_count
+from digest.select import Unit
 from digest.text import join_words
 from digest.why import quotation
 
@@ -231,142 +230,3 @@ def pack_phrases(phrases: list[str], *, name: str, openings: Openings) -> list[s
 
 def _joined(phrases: list[str], *, name: str, openings: Openings) -> str:
     return openings.further().format(s=name, p=join_words(phrases)).rstrip() + "."
-
-
-def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozenset()) -> str:
-    """ "backs out or relands two more changes", cited when the citations fit in `room`, else
-    saying how many of them the action items cite (`acted`: their shas)."""
-    kinds = {u.lead.kind for u in units}
-    verb = {"revert": "backs out", "reland": "relands"}.get(
-        next(iter(kinds)) if len(kinds) == 1 else "", "backs out or relands"
-    )
-    noun = "change" if len(units) == 1 else "changes"
-    phrase = f"{verb} {count_word(len(units))} more {noun}"
-    activities = [u.lead.activity for u in units]
-    if len(activities) <= room:
-        return f"{phrase} {cite(*activities)}"
-    listed = sum(a.sha in acted for a in activities)
-    if listed == len(activities):
-        return f"{phrase}, each cited in the action items"
-    if listed:
-        return f"{phrase}, {count_word(listed)} of them cited in the action items"
-    return phrase
-
-
-def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
-    counts = Counter(topic_of(e) for e in pick.rest)
-    named = [(t, n) for t, n in counts.items() if t is not None]
-    return sorted(named, key=lambda tn: (-tn[1], tn[0].lower()))
-
-
-def _spread(topics: list[tuple[str, int]], elsewhere: int) -> str:
-    """ "12 in Arm, three each in CI and Docs and 40 elsewhere": no number said twice."""
-    by_count: dict[int, list[str]] = {}
-    for topic, count in topics:
-        by_count.setdefault(count, []).append(topic)
-    if len(topics) == 1 and not elsewhere:
-        return f"all in {topics[0][0]}"
-    parts = [
-        f"{count_word(count)}{' each' if len(names) > 1 else ''} in {join_words(names)}"
-        for count, names in by_count.items()
-    ]
-    if elsewhere:
-        parts.append(
-            "as many elsewhere" if elsewhere in by_count else f"{count_word(elsewhere)} elsewhere"
-        )
-    return join_words(parts)
-
-
-_TRIVIA_WORDS = {"docs": "documentation", "lint": "lint", "translations": "translation"}
-
-
-def _trivia_word(trivia: str | None) -> str:
-    """How a folded change is counted: an internal change has no trivia kind."""
-    return "internal" if trivia is None else _TRIVIA_WORDS.get(trivia, "housekeeping")
-
-
-def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
-    """What a story counts instead of telling, as (verb phrase, its number): trivia ("makes
-    five documentation changes") and routine bumps ("updates eight dependencies"), each cited
-    when its citations fit beside the ones before it."""
-    clauses: list[tuple[str, int]] = []
-    room = MAX_CITATIONS
-    if pick.trivia:
-        count = len(pick.trivia)
-        kinds = sorted({_trivia_word(e.trivia) for e in pick.trivia})
-        noun = "change" if count == 1 else "changes"
-        clause = (
-            f"makes {count_word(count)} {join_words(kinds, 'or' if count == 1 else 'and')} {noun}"
-        )
-        if count <= room:
-            clause += f" {cite(*(e.activity for e in pick.trivia))}"
-            room -= count
-        clauses.append((clause, count))
-    if pick.bumps:
-        count = bump_count(pick.bumps)
-        clause = f"updates {count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
-        if len(pick.bumps) <= room:
-            clause += f" {cite(*(e.activity for e in pick.bumps))}"
-        clauses.append((clause, count))
-    return clauses
-
-
-def _join_distinct(clauses: list[tuple[str, int]]) -> list[str]:
-    """Verb phrases joined into as few groups as keep every number once a sentence."""
-    groups: list[list[tuple[str, int]]] = []
-    for clause in clauses:
-        if groups and all(count_word(n) != count_word(clause[1]) for _, n in groups[-1]):
-            groups[-1].append(clause)
-        else:
-            groups.append([clause])
-    return [join_words([text for text, _ in group]) for group in groups]
-
-
-def summary_sentences(
-    pick: ProjectPick,
-    *,
-    name: str,
-    openings: Openings,
-    max_topics: int,
-    counted_extras: list[Unit] = (),  # type: ignore[assignment]
-    count_rest: bool = True,
-    acted: frozenset[str] = frozenset(),
-) -> list[str]:
-    """What a story does not name, as counts by topic, then trivia and routine bumps as
-    counted clauses and must-act changes beyond the named ones as a count.
-
-    Counts carry no citations, except up to three trivia, bumps or back-outs whose
-    citations fit.
-    """
-    sentences = []
-    rest = len(pick.rest) if count_rest else 0
-    folded = _folded_clauses(pick)
-    if rest:
-        noun = "change" if rest == 1 else "changes"
-        counted = f"lands {count_word(rest)} more {noun}"
-        topics = _topic_counts(pick)[:max_topics]
-        # Topics are worth naming once at least a third of the rest falls in them.
-        if topics and sum(n for _, n in topics) * 3 >= rest and rest >= 3:
-            lead = [f"{counted}: {_spread(topics, rest - sum(n for _, n in topics))}"]
-            tails = _join_distinct(folded)
-        else:
-            lead, *tails = _join_distinct([(counted, rest), *folded])
-            lead = [lead]
-        text = f"{lead[0]}."
-        for position, tail in enumerate(tails):
-            opening = openings.further() if not position else _PLAIN
-            text += " " + opening.format(s="It", p=tail).rstrip() + "."
-        opening = "Beyond these, {s} {p}" if openings.take("Beyond these") else _PLAIN
-        sentences += _sentences(opening.format(s=name, p=text))
-    else:
-        for position, tail in enumerate(_join_distinct(folded)):
-            subject = name if not position else "It"
-            sentences.append(openings.further().format(s=subject, p=tail).rstrip() + ".")
-    if counted_extras:
-        count = _count_phrase(list(counted_extras), MAX_CITATIONS, acted)
-        sentences.append(openings.further().format(s=name, p=count) + ".")
-    return sentences
-
-
-def _sentences(text: str) -> list[str]:
-    return [s if s.endswith(".") else s + "." for s in text.split(". ") if s]

@@ -12,10 +12,10 @@ from digest.compose.body import (
     Openings,
     Paragraph,
     pack_phrases,
-    summary_sentences,
     unit_sentence,
     vary_subjects,
 )
+from digest.compose.counts import summary_sentences
 from digest.compose.phrases import _name, topic_of
 from digest.compose.release import unit_phrase
 from digest.config import WireConfig
