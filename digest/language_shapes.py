@@ -42,6 +42,10 @@ from digest.language_words import (
 _ADVERBS = frozenset({"only", "always", "also", "just", "still", "now", "explicitly", "early"})
 
 
+# Words that open an object and nothing else: a noun before one is a verb ("Vendor the X").
+_ARTICLES = frozenset({"the", "a", "an", "this", "these", "those", "its", "their", "each", "every"})
+
+
 @dataclass(frozen=True)
 class _Verb:
     """A verb found at the start of a title: its lemma (with any particle) and where it ends."""
@@ -82,6 +86,7 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
             or (loose and not pos)
             or (not pos and _takes_object(words, at))
             or (pos <= {"NOUN"} and _modifier_follows(words, at))
+            or (pos == {"NOUN"} and at + 1 < len(words) and bare(words[at + 1]) in _ARTICLES)
         ):
             return _Verb(lowered, at + 1)
         return None

@@ -62,6 +62,12 @@ CHANGE_VERBS = words(
     "consolidate unify split merge document sync vendor pin unpin regen rework tune "
     "validate gate export"
 )
+# Verbs of programming that lemminflect's lexicon lacks, or knows only as nouns: "Sync X",
+# "Vendor X", "Backport X" open a title with a verb.
+TECH_VERBS = words(
+    "sync dedupe dedup backport unskip xfail typecheck autofix prefetch rebase untrack shard "
+    "debounce symlink refactor hardcode upstream tokenize memoize"
+)
 _SOLID_PREFIXES = ("pre", "re", "un", "de", "co", "auto", "over", "under", "mis", "multi")
 _OOV_VERB_SUFFIX = re.compile(r"[a-z]{3,}(ify|ize|ise)$")
 # Characters no word of prose has: code, paths, versions, call parentheses.
@@ -113,10 +119,19 @@ def verb_lemma(word: str) -> str | None:
     lemmas = _lemmas(word).get("VERB") or _lemmas(word).get("AUX")
     if lemmas:
         return lemmas[0]
-    if _lemmas(word) or not word.isalpha():
+    if word in TECH_VERBS:
+        return word
+    for suffix in ("ing", "ed", "s", "es"):
+        stem = word.removesuffix(suffix)
+        for lemma in (stem, stem + "e"):
+            if stem != word and lemma in TECH_VERBS and word in _forms_of(lemma):
+                return lemma
+    if not word.isalpha():
         return None
     for lemma in lexicon.all_lemmas_oov(word, "VERB").get("VERB", ()):
-        if lemma != word and looks_like_new_verb(lemma):
+        if lemma in TECH_VERBS or (
+            not _lemmas(word) and lemma != word and looks_like_new_verb(lemma)
+        ):
             return lemma
     return None
 
@@ -139,6 +154,10 @@ def verb_form(word: str) -> str | None:
         if lowered in forms.get(tag, ()):
             return "VBD" if tag == "VBN" else tag
     return None
+
+
+def _forms_of(lemma: str) -> set[str]:
+    return {form for forms in inflections(lemma).values() for form in forms}
 
 
 @lru_cache(maxsize=4096)
