@@ -16,7 +16,7 @@ from digest.config import Project, WireConfig, topic_key
 from digest.language import clause, split_verb
 from digest.model import Activity, Urgency
 from digest.releases import Release, is_own_version_bump, release_of
-from digest.retell import fold_relands, link_reverts, retitle_fork_merges
+from digest.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
 from digest.signals import (
     Bump,
     dependency_bump,
@@ -325,4 +325,4 @@ def classify(
         classify_one(a, config.project(a.repo), contexts[a.repo.lower()], readings.get(a.key))
         for a in activities
     ]
-    return fold_relands(retitle_fork_merges(link_reverts(events)))
+    return fold_relands(retitle_fork_merges(drop_told_tags(link_reverts(events))))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from digest.model import Activity
 
@@ -35,8 +36,8 @@ _TITLES = (
     re.compile(
         rf"^(?:bump|set|update)\s+(?:the\s+)?(?:version\s+)?to\s+(?P<version>{_VERSION})$", re.I
     ),
-    # v1.2.3 · 1.2.3
-    re.compile(rf"^(?P<version>{_VERSION})$"),
+    # v1.2.3 · 1.2.3 · create-vite@9.1.0 (a tag's name)
+    re.compile(rf"^(?:(?P<package>{_PACKAGE})@)?(?P<version>{_VERSION})$"),
 )
 # "<Name> 1.42.1": a release when its files include a version manifest.
 _NAMED = re.compile(
@@ -107,6 +108,27 @@ def _own(package: str | None, own_keys: frozenset[str]) -> str | None:
     if "".join(words) in own_keys or (len(words) > 1 and words[-1] in own_keys):
         return None
     return package
+
+
+TAG_PREFIX = "tag:"
+
+
+def tag_activity(
+    repo: str, name: str, landed_at: datetime, url: str | None = None
+) -> Activity | None:
+    """A release a source knows as a tag or a GitHub release ("v8.0.16",
+    "create-vite@9.1.0"), as an activity `release_of` reads; None for a tag that names
+    no version ("nightly"). Its sha is `TAG_PREFIX` + the name, so it never takes a
+    commit's place; `drop_told_tags` drops it when a release commit of the window tells
+    the same version."""
+    activity = Activity(
+        repo=repo,
+        sha=TAG_PREFIX + name,
+        title=name,
+        landed_at=landed_at,
+        url=url or f"https://github.com/{repo}/releases/tag/{name}",
+    )
+    return activity if release_of(activity, name, frozenset()) is not None else None
 
 
 def is_own_version_bump(activity: Activity, subject: str) -> bool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from digest.audience import fork_subject, is_fork_merge
 from digest.language import split_verb
+from digest.releases import TAG_PREFIX
 from digest.titles import split_title
 
 if TYPE_CHECKING:
@@ -49,6 +50,26 @@ def link_reverts(events: list[Event]) -> list[Event]:
             event = replace(event, linked=linked[event.activity.sha])
         result.append(event)
     return result
+
+
+def drop_told_tags(events: list[Event]) -> list[Event]:
+    """Releases a source fed in as tags (`releases.tag_activity`) whose versions a release
+    commit of the window already tells: the commit is the story, with its files and body."""
+    told = {
+        (e.repo, version)
+        for e in events
+        if e.release is not None and not e.activity.sha.startswith(TAG_PREFIX)
+        for _, version in e.release.versions
+    }
+    return [
+        e
+        for e in events
+        if not (
+            e.activity.sha.startswith(TAG_PREFIX)
+            and e.release is not None
+            and all((e.repo, v) in told for _, v in e.release.versions)
+        )
+    ]
 
 
 def retitle_fork_merges(events: list[Event]) -> list[Event]:

@@ -318,3 +318,22 @@ def test_across_the_corpus_releases_are_told_and_internal_work_never_leads() -> 
         if backed_out and lead.internal and visible:
             faults.append(f"{label}: an internal back-out leads")
     assert faults == [], "\n".join(faults)
+
+
+def test_a_source_can_feed_releases_in_as_tags() -> None:
+    from digest.releases import tag_activity
+
+    assert tag_activity("acme/widgets", "nightly", START) is None
+    tag = tag_activity("acme/widgets", "v1.4.0", START + timedelta(hours=5))
+    other = tag_activity("acme/widgets", "widgets-cli@2.0.0", START + timedelta(hours=6))
+    assert tag is not None and other is not None
+    commit = change("release: v1.4.0", "package.json", n=4)
+    config = WireConfig(projects=(USERS,))
+    events = classify([commit, tag, other, change("Add widgets", n=1)], config)
+    releases = [e for e in events if e.release is not None]
+    # The release commit tells v1.4.0; the tag of a version no commit tells stays.
+    assert sorted(e.activity.title for e in releases) == ["release: v1.4.0", "widgets-cli@2.0.0"]
+    assert [e.release.versions for e in releases if e.activity is other] == [
+        (("widgets-cli", "2.0.0"),)
+    ]
+    assert other.link == "https://github.com/acme/widgets/releases/tag/widgets-cli@2.0.0"
