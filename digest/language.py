@@ -63,17 +63,19 @@ __all__ = [
 
 
 @lru_cache(maxsize=8192)
-def clause(subject: str, *, verb: str | None = None) -> str:
+def clause(subject: str, *, verb: str | None = None, kind: str | None = None) -> str:
     """The clause for "<Project> <clause>" from a normalized title, starting with a verb.
 
     "Ignore malformed PEP 723 scripts" → "ignores malformed PEP 723 scripts"; "Support for X"
     → "adds support for X". The verb is lowercase; every other word keeps its case. When the
     title's verb is already known (`split_verb` gave `verb`, `subject` is what follows it),
-    it is conjugated and only the rest is read.
+    it is conjugated and only the rest is read. `kind` is the title's kind hint
+    (`TitleParts.kind`): a noun-phrase title of a fix is fixed ("FIX BEFT example dataset"
+    → "fixes BEFT example dataset"), not added.
     """
     text = re.sub(r"\s+", " ", subject).strip().rstrip(".").strip()
     if "; " in text:
-        return _listed(text, verb)
+        return _listed(text, verb, kind)
     words = text.split(" ") if text else []
     if verb:
         return join(third_person(verb), coordinated(words))
@@ -96,14 +98,14 @@ def clause(subject: str, *, verb: str | None = None) -> str:
     nominalization = len(words) > 2 and bare(words[1]).lower() == "of"
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
         return join(third_person_of(base), " ".join(words[2:]))
-    return noun_phrase(coordinated(words).split(" "))
+    return noun_phrase(coordinated(words).split(" "), kind)
 
 
-def _listed(text: str, verb: str | None) -> str:
+def _listed(text: str, verb: str | None, kind: str | None) -> str:
     """A title that lists changes with semicolons, as one clause: "Drop X; gate Y on Z" →
     "drops X and gates Y on Z"; a part with no verb of its own is said as a noun phrase."""
     first, *rest = (part.strip() for part in text.split("; ") if part.strip())
-    clauses = [clause(first, verb=verb), *(clause(part) for part in rest)]
+    clauses = [clause(first, verb=verb, kind=kind), *(clause(part) for part in rest)]
     return join_words([c.rstrip(",") for c in clauses])
 
 

@@ -38,8 +38,9 @@ ADJECTIVE_PREFIXES = words(
 )
 
 
-def noun_phrase(words_: list[str]) -> str:
-    """A noun-phrase title as a clause: "adds …", "brings …" for a change, "fixes …" a problem."""
+def noun_phrase(words_: list[str], kind: str | None = None) -> str:
+    """A noun-phrase title as a clause: "adds …", "brings …" for a change, "fixes …" a problem
+    or what a fix (`kind` "fix", from "FIX X" or "fix: X") names ("FIX BEFT example dataset")."""
     head = words_[-1]
     for index, word in enumerate(words_):
         lowered = bare(word).lower()
@@ -52,7 +53,7 @@ def noun_phrase(words_: list[str]) -> str:
     head_noun = noun_lemma(head)
     verb = "brings" if head_noun in CHANGE_NOUNS else "adds"
     problem = head_noun in PROBLEM_NOUNS or bare(words_[0]).lower() in FAULT_ADJECTIVES
-    if problem:
+    if problem or (kind == "fix" and head_noun not in CHANGE_NOUNS):
         verb = "fixes"
     first = words_[0]
     if common_opener(first, alone=len(words_) == 1):

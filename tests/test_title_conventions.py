@@ -27,7 +27,7 @@ CASES = [json.loads(line) for line in _DATA.read_text(encoding="utf-8").splitlin
 def predicate(title: str) -> str:
     parts = split_title(title)
     verb, obj = split_verb(parts.subject)
-    return with_article(clause(obj, verb=verb))
+    return with_article(clause(obj, verb=verb, kind=parts.kind))
 
 
 def test_the_set_covers_every_convention() -> None:
