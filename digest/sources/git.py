@@ -27,6 +27,7 @@ from pathlib import Path
 from digest.errors import SourceError
 from digest.model import Activity, Window
 from digest.sources.git_log import FORMAT, Commit, GitFailed, LogParser
+from digest.sources.git_tags import tag_arguments, tags_in
 
 # Git stops walking at the first commit older than --since, so a commit with a skewed
 # committer date could hide older ones that are in the window; ask git for a margin more.
@@ -97,7 +98,7 @@ class GitSource:
         return f"git:{self.path}"
 
     async def fetch(self, window: Window) -> AsyncIterator[Activity]:
-        """Yield the commits of `ref` whose committer date falls in `window`, newest first."""
+        """Yield `ref`'s commits of `window`, newest first, then its release tags (`git_tags`)."""
         await self._check_repository()
         repo = self.repo or await self._repo_from_origin()
         if not await self._ref_exists():
@@ -128,6 +129,9 @@ class GitSource:
                             yield commit.activity(repo)
             except GitFailed as again:
                 raise SourceError(f"git log failed in {self.path}: {again}") from None
+        code, out, _ = await self._git(*tag_arguments(self.ref))  # releases tagged in the window
+        for tag in tags_in(out.decode(errors="replace"), repo, window) if code == 0 else ():
+            yield tag
 
     async def _check_repository(self) -> None:
         code, _, err = await self._git("rev-parse", "--absolute-git-dir")

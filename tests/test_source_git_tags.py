@@ -1,0 +1,40 @@
+"""Releases a clone knows as tags reach the story as releases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from digest.classify import classify
+from digest.config import WireConfig
+from digest.sources.git import GitSource
+from digest.sources.git_tags import tags_in
+from tests.test_source_git import WINDOW, Clone, _hermetic_git, git, read  # noqa: F401
+
+
+def test_only_version_tags_of_the_window_are_releases() -> None:
+    output = (
+        "v1.0.0\t2026-05-24T23:00:00+00:00\n"  # before the window
+        "v1.1.0\t2026-05-25T10:00:00+00:00\n"
+        "nightly\t2026-05-25T11:00:00+00:00\n"  # no version
+        "widgets-cli@2.0.0\t2026-05-25T09:00:00+02:00\n"
+        "broken\tnot a date\n"
+    )
+    tags = tags_in(output, "o/r", WINDOW)
+    assert [t.title for t in tags] == ["widgets-cli@2.0.0", "v1.1.0"]
+    assert tags[1].link == "https://github.com/o/r/releases/tag/v1.1.0"
+
+
+async def test_a_tag_in_the_window_is_read_as_a_release(tmp_path: Path) -> None:
+    clone = Clone(tmp_path / "clone")
+    old = clone.commit("Start", datetime(2026, 5, 22, tzinfo=UTC), {"README.md": "a\n"})
+    new = clone.commit("Add widgets", datetime(2026, 5, 25, 9, tzinfo=UTC), {"w.py": "b\n"})
+    at = datetime(2026, 5, 25, 21, 0, tzinfo=UTC)
+    git(clone.path, "tag", "-a", "v2.3.0", "-m", "Release 2.3.0", new, at=at)
+    git(clone.path, "tag", "-a", "v2.2.0", "-m", "old", old, at=at - timedelta(days=3))
+    activities = await read(GitSource(clone.path, repo="o/r"))
+    assert [a.title for a in activities][-1] == "v2.3.0"
+    assert "v2.2.0" not in {a.title for a in activities}
+    events = classify(activities, WireConfig())
+    [release] = [e for e in events if e.release is not None]
+    assert release.release.version == "2.3.0"
