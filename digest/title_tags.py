@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from digest.language_words import is_base_verb, parts_of_speech, words
+from digest.language_words import is_base_verb, looks_like_new_verb, parts_of_speech, words
 
 # Upper-case type words and the conventional-commit kind each stands for.
 TYPE_WORDS = {
@@ -120,17 +120,33 @@ def is_product_tag(tag: str, *, prefix: bool = True) -> bool:
     """True when `tag` reads as the name of a product or crate (see the module docstring).
 
     `prefix` says the tag stands on its own (`[tag]`, `tag:`), where a compound of ordinary
-    words is a crate ("polars-plan:"); a conventional-commit scope ("fix(glob-import):")
-    names a crate only when a part of it is no English word ("create-vite").
+    words is a crate ("polars-plan:") and a single word is a product when it is no English
+    word nor one derived from one ("ty", not "optimizer"); a conventional-commit scope
+    ("fix(glob-import):", "fix(optimizer):") names a crate only when it is a compound with a
+    part that is no English word ("create-vite").
     """
     if not _PRODUCT_SHAPE.match(tag) or len(tag) < 2 or tag in GENERIC_TAGS:
         return False
     parts = re.split(r"[-_]", tag)
     if len(parts) == 1:
-        return not parts_of_speech(tag)
+        return prefix and not _ordinary(tag)
     if parts[0] in GENERIC_TAGS:
         return False
     return prefix or any(not parts_of_speech(p) and p not in GENERIC_TAGS for p in parts)
+
+
+def _ordinary(word: str) -> bool:
+    """True for an English word, or one derived from a word the lexicon knows
+    ("optimizer" of "optimize", "partitioner", "quantized" of a verb in -ize)."""
+    if parts_of_speech(word) or looks_like_new_verb(word):
+        return True
+    for suffix in ("ers", "er", "ors", "or", "ed", "ing", "es", "s"):
+        stem = word.removesuffix(suffix)
+        if stem != word and len(stem) >= 3:
+            for base in (stem, stem + "e"):
+                if parts_of_speech(base) or looks_like_new_verb(base):
+                    return True
+    return False
 
 
 def first_product(tags: Iterable[tuple[str, bool]]) -> str | None:

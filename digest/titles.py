@@ -33,10 +33,12 @@ _TRAILING_TAG = re.compile(r"\s*\[([^\]]{1,40})\]\s*$")
 _COLON_PREFIX = re.compile(r"^([A-Za-z][\w .+/-]{0,38}?)(?:\s*\(([\w .+/-]{1,30})\))?\s*:\s+(?=\S)")
 _CONVENTIONAL = re.compile(
     r"^(?P<kind>feat|feature|fix|bugfix|hotfix|chore|docs?|tests?|ci|refactor|perf|build|"
-    r"style|revert|deps|security|release)"
+    r"style|revert|deps|security|release|depr|deprecation|typing|bench)"
     r"(?:\((?P<scope>[^)]{1,40})\))?(?P<bang>!)?\s*:\s+",
     re.I,
 )
+# Conventional types spelled more than one way, under one name.
+_CONVENTIONAL_KINDS = {"depr": "deprecation"}
 # "Qualcomm AI Engine Direct - X", "NXP backend — X": a name of capitalised words and a dash.
 _DASH_PREFIX = re.compile(
     r"^(?P<name>[A-Z][\w.+/]*(?:\s+[A-Z0-9][\w.+/]*){0,4}?)(?:\s+backends?)?\s+[-–—]\s+(?=\S+\s+\S)",
@@ -145,7 +147,9 @@ def split_title(title: str) -> TitleParts:
         elif match := _MARKER.match(text):
             text = text[match.end() :]
         elif match := _CONVENTIONAL.match(text):
-            kind = kind or match.group("kind").lower()
+            kind = kind or _CONVENTIONAL_KINDS.get(
+                match.group("kind").lower(), match.group("kind").lower()
+            )
             breaking = breaking or bool(match.group("bang"))
             if match.group("scope"):
                 scopes = [s.strip() for s in match.group("scope").split(",") if s.strip()]

@@ -109,6 +109,12 @@ def test_type_words_are_read_by_position_not_by_spelling_alone(
         ("bundled-dev", False, False),
         ("glob-import", False, False),
         ("FIX", True, False),
+        ("optimizer", False, False),
+        ("optimizer", True, False),
+        ("partitioner", True, False),
+        ("quantized", True, False),
+        ("exir", True, True),
+        ("blog", False, False),
     ],
 )
 def test_a_product_is_told_from_an_area_by_its_shape(tag: str, prefix: bool, product: bool) -> None:
