@@ -248,7 +248,22 @@ def _sources(events: list[Event]) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def _words_of(title: str, body: str) -> tuple[str, ...]:
-    return tuple(_squeezed(t) for t in (title, body, plain(body)))
+    return (_squeezed(title), _squeezed(body))
+
+
+@lru_cache(maxsize=8192)
+def _read(body: str) -> str:
+    """A body as a reader sees it, its Markdown read: what a quotation of it may match."""
+    return _squeezed(plain(body))
+
+
+def _quoted_from(quote: str, events: list[Event]) -> bool:
+    """True when `quote` is verbatim in a title or body of `events` (raw, or Markdown read)."""
+    quote = _squeezed(quote)
+    if any(quote in s for s in _sources(events)):
+        return True
+    activities = [a for e in events for a in (*e.linked, e.activity)]
+    return any(quote in _read(a.body) for a in activities)
 
 
 def _quotes(text: str) -> list[str]:
@@ -257,10 +272,8 @@ def _quotes(text: str) -> list[str]:
 
 def verified(text: str, events: list[Event]) -> str:
     """`text` without the quotations found verbatim in what it cites."""
-    quotes = _quotes(text)
-    sources = _sources(events) if quotes else []
-    for quote in quotes:
-        if quote and any(_squeezed(quote) in s for s in sources):
+    for quote in _quotes(text):
+        if quote and _quoted_from(quote, events):
             text = text.replace(quote, " ")
     return text
 
@@ -291,9 +304,7 @@ def faithful(
             continue
         sources = _sources(refs)
         for quote in _quotes(text):
-            if len(quote.split()) > MAX_QUOTE_WORDS or not any(
-                _squeezed(quote) in s for s in sources
-            ):
+            if len(quote.split()) > MAX_QUOTE_WORDS or not _quoted_from(quote, refs):
                 problems.append(f"“{quote[:50]}” is not the words of what it cites")
         unquoted = _OUR_COUNT.sub(" ", QUOTED.sub(" ", text))
         for number in _NUMBER.findall(unquoted):
