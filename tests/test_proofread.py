@@ -271,7 +271,13 @@ def test_the_headline_is_read_lower_cased_and_a_problem_names_its_rule_and_words
 
 # ---------------------------------------------------------------- every story of the corpus
 
-_REPLAYS = ("pytorch-executorch-2026-q2.jsonl", "pydantic-pydantic-2026-q2.jsonl")
+_REPLAYS = (
+    "pytorch-executorch-2026-q2.jsonl",
+    "pydantic-pydantic-2026-q2.jsonl",
+    "pytorch-ci-infra-2026-05.jsonl",
+    "pola-rs-polars-2026-q2.jsonl",
+    "vitejs-vite-2026-q2.jsonl",
+)
 _QUARTER = (datetime(2026, 4, 1, tzinfo=UTC), datetime(2026, 7, 1, tzinfo=UTC))
 
 
@@ -367,7 +373,7 @@ def corpus() -> list[tuple[str, Story]]:
     for name in _REPLAYS:
         activity = tuple(ReplaySource(ACTIVITY / name).read_all())
         for window in windows():
-            label = f"{name.split('-')[1]} {window.since:%Y-%m-%d}+{(window.until - window.since).days}d"
+            label = f"{name.rsplit('-', 2)[0]} {window.since:%Y-%m-%d}+{(window.until - window.since).days}d"
             stories.append((label, compose(activity, config=config, window=window)))
     synthetic = synthetic_activity()
     start = datetime(2026, 8, 3, tzinfo=UTC)
@@ -380,13 +386,19 @@ def corpus() -> list[tuple[str, Story]]:
     return stories
 
 
-# Slips the composer still makes, measured on this corpus when their checks were added, so
-# that the count may fall and never rise (a ratchet; lower it when the composer is fixed).
-# Both come from compose's headline and lede `past_tense`, which puts only the first verb
-# of a clause in the past: "ExecuTorch built and installs … and added …" (executorch, a day
-# and its week: 2) and "pydantic onlied deepcopies …" (pydantic, one day: 1), where
-# `digest.language.past_tense` gives "built and installed … and added …" and "only deepcopied".
-_RATCHET = {"unconjugated-verb": 2, "noun-as-verb": 1}
+# Slips the composer still makes, measured on this corpus when polars, vite and ci-infra
+# joined it and the title-convention checks were added, so that each count may fall and
+# never rise (a ratchet; lower it when the composer is fixed):
+# - unconjugated-verb 2 and noun-as-verb 2: compose's headline and lede `past_tense` puts
+#   only the first word of a clause in the past: "ExecuTorch built and installs … and added
+#   …" (executorch, a day and its week), "pydantic onlied deepcopies …" (pydantic, one day),
+#   "polars fullied resolves …" (polars, one day). `digest.language.past_tense` gives "built
+#   and installed … and added …", "only deepcopied …", "fully resolved …".
+# - own-name 4 (polars): a title's own "in Polars' engine" or "in Polars SQL" beside the
+#   project's name.
+# - no-finite-verb 1 (vite): "A quiet day for vite, whose only change set `X` for renovate
+#   correctly.", where "set" is a past tense the heuristic cannot tell from a noun.
+_RATCHET = {"unconjugated-verb": 2, "noun-as-verb": 2, "own-name": 4, "no-finite-verb": 1}
 
 
 def test_every_story_of_the_corpus_reads_without_a_slip() -> None:
