@@ -255,15 +255,17 @@ def coordinated(words: list[str]) -> str:
         if not (after_comma or joiner in ("and", "then")) or is_identifier(out[at]):
             continue
         following = bare(out[at + 1]).lower()
-        if following in PREPOSITIONS or following in CONJUNCTIONS:
-            continue
         word = bare(out[at])
-        pos = parts_of_speech(word)
-        if word.islower() and verb_lemma(word) in CHANGE_VERBS and verb_form(word) != "VBG":
-            # A verb of change after "and" is one whatever its form: "and fix X", "and
-            # fixed X", "and regenerate the lockfile" all say "and fixes", "and regenerates".
+        change = word.islower() and verb_lemma(word) in CHANGE_VERBS and verb_form(word) != "VBG"
+        listed = out[at].endswith(",") or following in CONJUNCTIONS  # "model, export, and X"
+        if change and not listed and (after_comma or following not in PREPOSITIONS):
+            # A verb of change after "and" or a comma is one whatever its form: "and fix X",
+            # "and fixed X", ", replace with Y" say "and fixes", "and fixes", ", replaces with".
             out[at] = out[at].replace(word, third_person(verb_lemma(word) or word), 1)
             continue
+        if following in PREPOSITIONS or following in CONJUNCTIONS:
+            continue
+        pos = parts_of_speech(word)
         if verb_form(word) != "VB" or not word[1:].islower() or "ADJ" in pos:
             continue  # "fast and slow gates": an adjective
         takes_object = _takes_object(out, at) or is_identifier(out[at + 1])
