@@ -117,7 +117,8 @@ def write_lede(
         sentence = opening + sentence
     backed_out = sum(_backed_out(u) for p in picks for u in (*p.units, *p.extra))
     if backed_out > sum(_backed_out(u) for u in named) + (len(picks) > 1):
-        sentence += f"; in all, {count_word(backed_out)} changes were backed out"
+        changes = "change was" if backed_out == 1 else "changes were"
+        sentence += f"; in all, {count_word(backed_out)} {changes} backed out"
     return sentence + "."
 
 
