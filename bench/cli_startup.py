@@ -36,7 +36,7 @@ from pathlib import Path
 from digest.sources.git import reader_count
 
 ROOT = Path(__file__).resolve().parents[1]
-REPLAY = ROOT.parent / "shared/data/activity/pytorch-executorch-2026-q2.jsonl"
+REPLAY = ROOT / "tests/data/activity/pytorch-executorch-2026-q2.jsonl"
 CLONE = ROOT / "var/bench/executorch-clone"
 WIRE = [sys.executable, "-c", "from bot.app.cli import main; main()"]
 SINCE, UNTIL = "2026-05-01T00:00:00Z", "2026-06-15T00:00:00Z"

@@ -36,7 +36,7 @@ from digest.sources.replay import ReplaySource  # noqa: E402
 
 IMPORT_SECONDS = time.perf_counter() - _started
 
-DATA = ROOT.parent / "shared" / "data" / "activity" / "pytorch-executorch-2026-q2.jsonl"
+DATA = ROOT / "tests" / "data" / "activity" / "pytorch-executorch-2026-q2.jsonl"
 
 
 def timed(label: str, work):

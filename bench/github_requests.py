@@ -23,10 +23,11 @@ if str(ROOT) not in sys.path:
 from digest.model import Window  # noqa: E402
 from digest.sources.github import GitHubSource  # noqa: E402
 from digest.sources.replay import ReplaySource  # noqa: E402
-from tests.fakes.github import SHARED, FakeGitHub, pulls_from_activities  # noqa: E402
+from tests.digest_data import ACTIVITY  # noqa: E402
+from tests.fakes.github import FakeGitHub, pulls_from_activities  # noqa: E402
 
 REPO = "pytorch/executorch"
-REPLAY = SHARED / "data/activity/pytorch-executorch-2026-q2.jsonl"
+REPLAY = ACTIVITY / "pytorch-executorch-2026-q2.jsonl"
 TOKEN = "ghp_wire_bench"
 
 

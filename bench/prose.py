@@ -49,7 +49,7 @@ class Reasons(logging.Handler):
         self.seen.append(record.getMessage().split(": ", 1)[1])
 
 
-ACTIVITY = ROOT.parent / "shared" / "data" / "activity"
+ACTIVITY = ROOT / "tests" / "data" / "activity"
 FILES = ("pytorch-executorch-2026-q2.jsonl", "pytorch-ci-infra-2026-05.jsonl")
 START = datetime(2026, 4, 1, tzinfo=UTC)
 

@@ -48,7 +48,7 @@ from digest.model import Story, Window  # noqa: E402
 from digest.sources.replay import ReplaySource  # noqa: E402
 from tests.fakes.slack_server import TEAM_ID, FakeSlack  # noqa: E402
 
-ACTIVITY = ROOT.parent / "shared" / "data" / "activity" / "pytorch-executorch-2026-q2.jsonl"
+ACTIVITY = ROOT / "tests" / "data" / "activity" / "pytorch-executorch-2026-q2.jsonl"
 DAY = datetime(2026, 4, 7, tzinfo=UTC)  # composes to exactly four parts
 TOKEN = "xoxb-wire-bench"
 INTERVAL = 1.0  # Slack: about one message a second per channel

@@ -12,11 +12,11 @@ from digest.model import Activity, Story, Window
 from digest.sources.replay import ReplaySource
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-ACTIVITY = SHARED / "data" / "activity"
+DATA = ROOT / "tests" / "data"  # vendored: a clone needs nothing beside it
+ACTIVITY = DATA / "activity"
 EXECUTORCH = ACTIVITY / "pytorch-executorch-2026-q2.jsonl"
 CI_INFRA = ACTIVITY / "pytorch-ci-infra-2026-05.jsonl"
-SHOWCASE = SHARED / "brief" / "showcase.txt"
+SHOWCASE = DATA / "showcase.txt"
 EXAMPLE_CONFIG = ROOT / "config" / "wire.example.toml"
 
 

@@ -28,10 +28,10 @@ import httpx
 from bot.app.service import Service
 from bot.settings import load_settings
 from digest.config import load_config
+from tests.peers import PEERS
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-PAYLOADS = SHARED / "peers/slack-bolt-python-payloads/bolt_python_test_payloads.json"
-SIGNATURE_VECTOR = SHARED / "peers/slack-signature-vector/slack_signature_test_vector.json"
+PAYLOADS = PEERS / "slack-bolt-python-payloads/bolt_python_test_payloads.json"
+SIGNATURE_VECTOR = PEERS / "slack-signature-vector/slack_signature_test_vector.json"
 FORM = "application/x-www-form-urlencoded"
 
 

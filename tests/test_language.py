@@ -151,8 +151,7 @@ def _identifiers(subject: str) -> list[str]:
 
 def test_every_real_title_becomes_a_clause_led_by_a_third_person_verb() -> None:
     subjects = real_subjects()
-    if not subjects:
-        pytest.skip("../shared/data/activity is absent: no real titles to read")
+    assert subjects, "no real titles read from tests/data/activity"
     failures = []
     for subject in subjects:
         words = clause(subject).split()
@@ -166,8 +165,7 @@ def test_every_real_title_becomes_a_clause_led_by_a_third_person_verb() -> None:
 
 def test_real_titles_keep_their_identifiers_and_never_paste_a_capitalised_verb() -> None:
     subjects = real_subjects()
-    if not subjects:
-        pytest.skip("../shared/data/activity is absent: no real titles to read")
+    assert subjects, "no real titles read from tests/data/activity"
     lost, pasted = [], []
     for subject in subjects:
         result = clause(subject)

@@ -29,10 +29,10 @@ from bot.slack.blocks import MAX_BLOCKS
 from digest.compose import compose
 from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
 from tests.fakes.slack_server import FakeSlack, block_texts
+from tests.peers import PEERS
 from tests.slack_requests import (
     ROOT,
     SECRET,
-    SHARED,
     SIGNATURE_VECTOR,
     TOKEN,
     block_actions,
@@ -255,7 +255,7 @@ def test_socket_mode_serves_nothing_over_http() -> None:
 # ---------------------------------------------------------------- the manifest
 
 MANIFEST = ROOT / "config/slack-manifest.yml"
-EVENTS_API = SHARED / "peers/slack-api-specs/events-api/slack_events_api_async_v1.json"
+EVENTS_API = PEERS / "slack-api-specs/events-api/slack_events_api_async_v1.json"
 
 
 def manifest() -> dict:

@@ -1,4 +1,4 @@
-"""ReplaySource on the shared real data, on malformed input, and as the inverse of export."""
+"""ReplaySource on the real recorded data, on malformed input, and as the inverse of export."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from digest.errors import MalformedInputError, SourceError
 from digest.model import Activity, FileChange, Window
 from digest.sources import open_source
 from digest.sources.replay import ReplaySource, parse_replay_line, write_replay_line
+from tests.digest_data import ACTIVITY
 
-DATA = Path("/work/shared/data/activity")
+DATA = ACTIVITY
 EXECUTORCH = DATA / "pytorch-executorch-2026-q2.jsonl"
 CI_INFRA = DATA / "pytorch-ci-infra-2026-05.jsonl"
-needs_data = pytest.mark.skipif(not EXECUTORCH.is_file(), reason="shared activity data absent")
 
 VALID = {
     "repo": "o/r",
@@ -44,7 +44,6 @@ def malformed(path: Path) -> MalformedInputError:
     return raised.value
 
 
-@needs_data
 def test_reads_every_executorch_commit() -> None:
     activities = ReplaySource(EXECUTORCH).read_all()
 
@@ -58,7 +57,6 @@ def test_reads_every_executorch_commit() -> None:
     )
 
 
-@needs_data
 async def test_the_showcase_window_holds_its_references() -> None:
     window = Window(
         since=datetime(2026, 5, 25, tzinfo=UTC), until=datetime(2026, 5, 26, 12, tzinfo=UTC)
@@ -81,7 +79,6 @@ async def test_the_showcase_window_holds_its_references() -> None:
     assert found["pytorch/ci-infra", 619].title == "Split pre-merge CI into fast and slow gates"
 
 
-@needs_data
 async def test_the_repo_argument_narrows_case_insensitively() -> None:
     window = Window(
         since=datetime(2026, 5, 25, tzinfo=UTC), until=datetime(2026, 5, 26, 12, tzinfo=UTC)
@@ -95,7 +92,6 @@ async def test_the_repo_argument_narrows_case_insensitively() -> None:
     assert other == []
 
 
-@needs_data
 def test_repeated_pr_suffixes_are_all_removed() -> None:
     harden = next(a for a in ReplaySource(EXECUTORCH).read_all() if a.sha.startswith("fb3f6eba47"))
 
@@ -103,7 +99,6 @@ def test_repeated_pr_suffixes_are_all_removed() -> None:
     assert harden.number == 19734
 
 
-@needs_data
 def test_the_pr_number_comes_from_the_resolved_trailer_without_a_title_suffix() -> None:
     buck = next(
         a

@@ -36,14 +36,15 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import referencing
 from aiohttp import web
 
-SPEC = Path(__file__).resolve().parents[3] / "shared/peers/discord-api-spec/specs/openapi.json"
+from tests.peers import PEERS
+
+SPEC = PEERS / "discord-api-spec/specs/openapi.json"
 DISCORD_EPOCH_MS = 1_420_070_400_000
 CONTENT_MAX = 2000
 EMBEDS_TOTAL_MAX = 6000

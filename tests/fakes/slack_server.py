@@ -35,15 +35,15 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
 from aiohttp import WSMsgType, web
 from slack_sdk.models.blocks import Block
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the repository, as in CI
-WEB_OPENAPI = SHARED / "peers/slack-api-specs/web-api/slack_web_openapi_v2.json"
+from tests.peers import PEERS
+
+WEB_OPENAPI = PEERS / "slack-api-specs/web-api/slack_web_openapi_v2.json"
 SPEC_MISSING = {  # parameters Slack accepts that the frozen 2020 spec does not list
     "chat.postMessage": {"metadata"},
     "chat.update": {"metadata"},

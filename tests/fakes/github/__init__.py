@@ -21,14 +21,13 @@ next matching requests before any real handling.
 | `described` | GitHub's published GraphQL schema and REST description |
 """
 
-from tests.fakes.github.described import SHARED, graphql_schema, rest_operations
+from tests.fakes.github.described import graphql_schema, rest_operations
 from tests.fakes.github.graphql_api import GitHubGraphQLError, query_cost
 from tests.fakes.github.limits import Quota
 from tests.fakes.github.records import FakePull, Recorded, pulls_from_activities
 from tests.fakes.github.server import FakeGitHub
 
 __all__ = [
-    "SHARED",
     "FakeGitHub",
     "FakePull",
     "GitHubGraphQLError",

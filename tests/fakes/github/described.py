@@ -1,7 +1,7 @@
 """GitHub's published API descriptions, which the fake checks every request against.
 
-Both are read from the `shared/` folder beside the repository, as in CI: the GraphQL schema
-(peers/github-graphql-schema) and the REST OpenAPI description (peers/github-rest-openapi).
+Both are vendored in tests/peers/: the GraphQL schema (github-graphql-schema, whole) and
+the REST OpenAPI description (github-rest-openapi, trimmed to the operations the fake serves).
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 import json
 import re
-from pathlib import Path
 
 import graphql
 
-SHARED = Path(__file__).resolve().parents[4] / "shared"  # beside the repository, as in CI
-GRAPHQL_SCHEMA = SHARED / "peers/github-graphql-schema/schema.graphql"
-REST_OPENAPI = SHARED / "peers/github-rest-openapi/api.github.com.json"
+from tests.peers import PEERS
+
+GRAPHQL_SCHEMA = PEERS / "github-graphql-schema/schema.graphql"
+REST_OPENAPI = PEERS / "github-rest-openapi/api.github.com.json"
 
 
 @functools.cache
