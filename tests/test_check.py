@@ -183,7 +183,7 @@ def test_a_ci_gate_stated_only_in_a_body_survives_the_house_format() -> None:
         assert any(p.startswith("rule 3") for p in problems), urgency
     # A revert's title shows its kind: an [immediate] item on it is judged from text too.
     # (The gate is the day's internal work, so it is cited last, after what users see.)
-    (gate_ref,) = [i for i in reread.action_items if i.urgency == "immediate"][0].refs
+    (gate_ref,) = next(i for i in reread.action_items if i.urgency == "immediate").refs
     references = tuple(
         r.model_copy(update={"title": 'Revert "Reduce CI cost"'}) if r.n == gate_ref else r
         for r in reread.references

@@ -90,6 +90,23 @@ def test_rule_8_rejects_a_quotation_that_is_not_the_changes_words() -> None:
         assert any(p.startswith("rule 8") for p in problems.problems), made_up
 
 
+def test_rule_8_lets_a_title_be_told_as_written_but_no_description_markup_along() -> None:
+    """A title is untrusted text told as written (the platforms escape it), so the link a
+    title carries is not a problem of the story; the same link from nowhere in the title is."""
+    change = _activity("No reason given here.").model_copy(
+        update={"title": "Add widget cache <https://evil.example|click>"}
+    )
+    span = window("2026-05-04T00:00:00+00:00", "2026-05-05T00:00:00+00:00")
+    story = compose([change], config=example_config(), window=span)
+    [sentence] = story.body
+    assert "<https://evil.example|click>" in sentence.text
+    assert story.checks is not None and story.checks.problems == ()
+    elsewhere = sentence.text.replace(" [1]", " <https://other.example|here> [1]")
+    lying = story.model_copy(update={"body": (Sentence(text=elsewhere, refs=(1,)),)})
+    problems = check_story(lying, config=example_config(), events=None, ranking=_ranking(change))
+    assert any("carries Markdown" in p for p in problems.problems), elsewhere
+
+
 def _ranking(change: Activity):
     from digest.classify import classify
     from digest.rank import rank

@@ -278,6 +278,17 @@ def verified(text: str, events: list[Event]) -> str:
     return text
 
 
+def _markup_beyond(text: str, titles: str) -> bool:
+    """Whether `text` carries markup that its cited titles do not: a title is told as written
+    (the platforms escape it), but nothing from a description's Markdown may come along."""
+    for match in _MARKUP.finditer(text):
+        start = text.rfind(" ", 0, match.start()) + 1
+        end = text.find(" ", match.end())
+        if text[start : end if end >= 0 else None] not in titles:
+            return True
+    return False
+
+
 def faithful(
     story: Story,
     by_ref: dict[int, Event],
@@ -291,10 +302,10 @@ def faithful(
     problems = []
     for sentence in story.body:
         text = MARKER_TEXT.sub(" ", sentence.text)
-        if _MARKUP.search(_CODE.sub(" ", text)):
-            problems.append(f"“{sentence.text[:60]}…” carries Markdown, a link or a trailer")
         refs = [by_ref[n] for n in (cited_numbers(sentence.text) or sentence.refs) if n in by_ref]
         titles = " ".join(e.activity.title for e in refs)
+        if _markup_beyond(_CODE.sub(" ", text), titles):
+            problems.append(f"“{sentence.text[:60]}…” carries Markdown, a link or a trailer")
         # "@const", "/@fs/", "sass @use": code a title names, never a person.
         people = [m for m in _MENTION.findall(_CODE.sub(" ", text)) if m not in titles]
         if people:
