@@ -33,7 +33,8 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "deliveries": LazyCommand(SERVICE, "List deliveries (the outbox), newest first."),
     "health": LazyCommand(
-        SERVICE, "Exit 0 when the database answers, 1 otherwise (the container's HEALTHCHECK)."
+        SERVICE,
+        "Exit 0 when the database (with --http: the running service's /healthz) answers, else 1.",
     ),
     "db": LazyCommand(SERVICE, "The database: migrations."),
     "doctor": LazyCommand(

@@ -211,8 +211,7 @@ def health(
         ),
     ] = False,
 ) -> None:
-    """Exit 0 when the database answers (or, with --http, when the running service's
-    `/healthz` answers 200: the container's HEALTHCHECK), 1 otherwise."""
+    """Exit 0 when the database (with --http: the running service's /healthz) answers, else 1."""
     settings = _settings(config, chat=False)
 
     async def ping() -> None:
