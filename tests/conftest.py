@@ -8,6 +8,8 @@ marked `postgres` and skipped only when WIRE_TEST_POSTGRES_URL is unset.
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 import os
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -246,3 +248,15 @@ def build_story(
 def make_story() -> Callable[..., Story]:
     """`build_story` as a fixture."""
     return build_story
+
+
+@pytest.fixture
+def captured() -> Iterator[io.StringIO]:
+    """The root logger's lines go here for the test; the handler is removed afterwards."""
+    stream = io.StringIO()
+    level = logging.getLogger().level
+    yield stream
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if getattr(h, "_wire", False)]:
+        root.removeHandler(handler)
+    root.setLevel(level)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 
@@ -50,3 +50,19 @@ SECTIONED_WEEK = ("2026-05-18T00:00:00+00:00", "2026-05-25T00:00:00+00:00")
 def sectioned_story() -> Story:
     """The executorch story of SECTIONED_WEEK, composed with the example configuration."""
     return compose(executorch(), config=example_config(), window=window(*SECTIONED_WEEK))
+
+
+def days_and_weeks(activities: tuple[Activity, ...]) -> list[Window]:
+    """Every UTC day, then every Monday-to-Monday week, from the first change to the last."""
+    first = min(a.landed_at for a in activities).astimezone(UTC)
+    last = max(a.landed_at for a in activities)
+    day = first.replace(hour=0, minute=0, second=0, microsecond=0)
+    monday = day - timedelta(days=day.weekday())
+    found = []
+    while day <= last:
+        found.append(Window(since=day, until=day + timedelta(days=1)))
+        day += timedelta(days=1)
+    while monday <= last:
+        found.append(Window(since=monday, until=monday + timedelta(days=7)))
+        monday += timedelta(days=7)
+    return found

@@ -15,7 +15,7 @@ from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Story, Window
 from digest.releases import release_of
 from digest.sources.replay import ReplaySource
-from tests.digest_data import ACTIVITY, example_config
+from tests.digest_data import ACTIVITY, days_and_weeks, example_config
 
 USERS = Project(repo="acme/widgets", name="widgets")
 START = datetime(2026, 5, 4, tzinfo=UTC)
@@ -270,22 +270,12 @@ def test_a_week_of_many_releases_names_the_latest_and_counts_them() -> None:
 
 def _every_window() -> list[tuple[str, tuple[Activity, ...], Window]]:
     """Every UTC day and Monday-to-Monday week of every activity file."""
-    found = []
-    for path in sorted(ACTIVITY.glob("*.jsonl")):
-        activities = _file(path.name)
-        day = min(a.landed_at for a in activities).astimezone(UTC)
-        day = day.replace(hour=0, minute=0, second=0, microsecond=0)
-        monday = day - timedelta(days=day.weekday())
-        last = max(a.landed_at for a in activities)
-        while day <= last:
-            found.append((path.name, activities, Window(since=day, until=day + timedelta(days=1))))
-            day += timedelta(days=1)
-        while monday <= last:
-            found.append(
-                (path.name, activities, Window(since=monday, until=monday + timedelta(days=7)))
-            )
-            monday += timedelta(days=7)
-    return found
+    return [
+        (path.name, activities, span)
+        for path in sorted(ACTIVITY.glob("*.jsonl"))
+        for activities in [_file(path.name)]
+        for span in days_and_weeks(activities)
+    ]
 
 
 def test_across_the_corpus_releases_are_told_and_internal_work_never_leads() -> None:

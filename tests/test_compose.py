@@ -25,6 +25,7 @@ from tests.digest_data import (
     ROOT,
     SHOWCASE_WINDOW,
     both_files,
+    days_and_weeks,
     example_config,
     executorch,
     window,
@@ -186,22 +187,12 @@ _IMPERATIVE = ("Check ", "Review ", "Watch ", "Plan ")
 
 def every_window() -> list[tuple[str, tuple[Activity, ...], Window]]:
     """Every UTC day and every Monday-to-Monday week of the three activity files."""
-    found = []
-    for path in (EXECUTORCH, CI_INFRA, ACTIVITY / "pydantic-pydantic-2026-q2.jsonl"):
-        activities = tuple(ReplaySource(path).read_all())
-        first = min(a.landed_at for a in activities).astimezone(UTC)
-        last = max(a.landed_at for a in activities)
-        day = first.replace(hour=0, minute=0, second=0, microsecond=0)
-        monday = day - timedelta(days=day.weekday())
-        while day <= last:
-            found.append((path.name, activities, Window(since=day, until=day + timedelta(days=1))))
-            day += timedelta(days=1)
-        while monday <= last:
-            found.append(
-                (path.name, activities, Window(since=monday, until=monday + timedelta(days=7)))
-            )
-            monday += timedelta(days=7)
-    return found
+    return [
+        (path.name, activities, span)
+        for path in (EXECUTORCH, CI_INFRA, ACTIVITY / "pydantic-pydantic-2026-q2.jsonl")
+        for activities in [tuple(ReplaySource(path).read_all())]
+        for span in days_and_weeks(activities)
+    ]
 
 
 def sentence_faults(text: str) -> list[str]:

@@ -10,7 +10,6 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,18 +30,6 @@ GITHUB_TOKEN = "ghp_logsecretgithub0123456789abcd"
 ARCHIVE_TOKEN = "archive-logsecret-42"
 DB_PASSWORD = "logsecretdbpass"
 SECRETS = (SLACK_TOKEN, SIGNING_SECRET, GITHUB_TOKEN, ARCHIVE_TOKEN, DB_PASSWORD)
-
-
-@pytest.fixture
-def captured() -> Iterator[io.StringIO]:
-    """The root logger's lines go here for the test; the handler is removed afterwards."""
-    stream = io.StringIO()
-    level = logging.getLogger().level
-    yield stream
-    root = logging.getLogger()
-    for handler in [h for h in root.handlers if getattr(h, "_wire", False)]:
-        root.removeHandler(handler)
-    root.setLevel(level)
 
 
 def settings_with_secrets() -> Settings:

@@ -244,17 +244,6 @@ def test_sigterm_stops_cleanly_however_often_it_comes() -> None:
     assert stop.is_set() and interrupts.received == signal.SIGTERM
 
 
-@pytest.fixture
-def captured() -> Iterator[io.StringIO]:
-    stream = io.StringIO()
-    level = logging.getLogger().level
-    yield stream
-    root = logging.getLogger()
-    for handler in [h for h in root.handlers if getattr(h, "_wire", False)]:
-        root.removeHandler(handler)
-    root.setLevel(level)
-
-
 @pytest.mark.parametrize(
     ("level", "libraries", "shown"),
     [
