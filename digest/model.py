@@ -196,6 +196,9 @@ class Story(_Frozen):
     sections: tuple[Section, ...] = ()
     action_items: tuple[ActionItem, ...] = ()
     references: tuple[Reference, ...] = ()
+    # The changes the headline tells, as `repo@sha`, first project first: what an editor
+    # would be asked "why does this lead?" about.
+    lead: tuple[str, ...] = ()
     checks: CheckFigures | None = None
 
     @model_validator(mode="after")

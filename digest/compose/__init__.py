@@ -122,8 +122,12 @@ def draft_story(
         if paragraph.heading is not None and end > start:
             sections.append((paragraph.heading, start, end))
         start = end
+    headline, lead = write_headline(
+        picks, config=config, max_chars=config.digest.max_headline_chars
+    )
     return Draft(
-        headline=write_headline(picks, config=config, max_chars=config.digest.max_headline_chars),
+        headline=headline,
+        lead=lead,
         lede=write_lede(picks, config=config, window=window, topic=topic),
         body=body,
         actions=tuple(write_actions(picks, config=config)),

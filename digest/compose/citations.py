@@ -40,6 +40,7 @@ class Draft:
     body: tuple[str, ...]
     actions: tuple[tuple[str, Urgency, str, str], ...]  # (text, urgency, repo, key of the ref)
     sections: tuple[tuple[str, int, int], ...] = ()  # (heading, first sentence, end)
+    lead: tuple[str, ...] = ()  # `repo@sha` of the changes the headline tells
 
 
 # ---------------------------------------------------------------- pipeline
@@ -111,4 +112,5 @@ def number_references(
         sections=tuple(Section(heading=h, start=a, end=b) for h, a, b in draft.sections),
         action_items=tuple(items),
         references=references,
+        lead=draft.lead,
     )

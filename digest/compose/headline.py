@@ -26,21 +26,28 @@ def news(picks: list[ProjectPick]) -> int:
     return sum(p.landed - len(p.bumps) for p in picks)
 
 
-def write_headline(picks: list[ProjectPick], *, config: WireConfig, max_chars: int) -> str:
+def write_headline(
+    picks: list[ProjectPick], *, config: WireConfig, max_chars: int
+) -> tuple[str, tuple[str, ...]]:
     """Each project's lead story as "PROJECT VERBS OBJECT", joined, upper-case (code spans
-    keep their case), within `max_chars`."""
+    keep their case), within `max_chars`; and the `repo@sha` of each lead it tells."""
     headline = ""
     for projects in (3, 2, 1):
+        told = picks[:projects]
         for max_words in (7, 5, 4, 3):
             clauses = [
                 f"{_name(config, p.repo)} "
                 + unit_predicate(p.lead, max_words=max_words, headline=True, articles=False)
-                for p in picks[:projects]
+                for p in told
             ]
             headline = headline_case(", ".join(clauses)).rstrip(" .!?;:,")
             if len(headline) <= max_chars:
-                return headline
-    return headline[:max_chars].rsplit(" ", 1)[0]
+                return headline, _keys(told)
+    return headline[:max_chars].rsplit(" ", 1)[0], _keys(picks[:1])
+
+
+def _keys(picks: list[ProjectPick]) -> tuple[str, ...]:
+    return tuple(f"{a.repo}@{a.sha}" for p in picks for a in [p.lead.lead.activity])
 
 
 def period_words(window: Window) -> tuple[str, str]:
