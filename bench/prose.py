@@ -33,7 +33,7 @@ from digest.model import Activity, Window  # noqa: E402
 from digest.pipeline import compose_activities  # noqa: E402
 from digest.prose.engine import window_events  # noqa: E402
 from digest.prose.facts import build_facts  # noqa: E402
-from digest.prose.settings import ProseSettings  # noqa: E402
+from digest.prose_settings import ProseSettings  # noqa: E402
 from digest.sources.replay import ReplaySource  # noqa: E402
 from tests.fakes.openai_server import LIES, FakeOpenAI, good  # noqa: E402
 

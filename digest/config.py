@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from digest.errors import ConfigError
-from digest.prose.settings import ProseSettings
+from digest.prose_settings import ProseSettings
 
 
 @lru_cache(maxsize=8192)

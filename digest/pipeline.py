@@ -17,14 +17,14 @@ from digest.model import Activity, Story, Window
 from digest.sources import Source, collect
 
 if TYPE_CHECKING:
-    from digest.classify import Reading
     from digest.config import WireConfig
+    from digest.reading.classify import Reading
 
 
 def load_composer() -> None:
     """Import the composer and give lemminflect its word tables (idempotent)."""
     import digest.compose  # noqa: F401
-    from digest import lexicon
+    from digest.reading import lexicon
 
     lexicon.load()
 
@@ -59,7 +59,7 @@ async def compose_window(
 
     def read_ahead(activity: Activity) -> None:
         if loading.done() and not loading.cancelled() and loading.exception() is None:
-            from digest.classify import read_change
+            from digest.reading.classify import read_change
 
             readings[activity.key] = read_change(activity, config.project(activity.repo))
 

@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from digest.classify import Event
+from digest.reading.classify import Event
 
 # New support (an op, a dtype, a device) is what downstream users of a component build on.
 _CAPABILITY = re.compile(r"\bsupport(s|ed|ing)?\b", re.I)

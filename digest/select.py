@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from digest.classify import Event
 from digest.config import WireConfig
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
-from digest.text import content_words, jaccard
+from digest.reading.classify import Event
+from digest.reading.text import content_words, jaccard
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3

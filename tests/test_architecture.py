@@ -2,13 +2,17 @@
 
 Packages of `bot/` have ranks (see `bot/__init__.py`); a module may import its own package
 and packages of lower rank, never higher. Platforms of the same rank do not import each
-other. `digest` imports nothing of `bot`. And no import loop exists between modules.
+other. `digest` imports nothing of `bot`, and its packages have ranks of their own, in the
+order of the pipeline (`DIGEST_RANKS`): reading a change comes before ranking it, ranking
+before composing, composing before rewriting and printing. No import loop exists between
+modules, and no module of `digest/` outgrows a reader's sitting (`MAX_LINES`).
 Imports under `if TYPE_CHECKING:` are for type checkers only and are not counted.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,6 +41,24 @@ RANKS = {
     "realtime": 7,
     "app": 8,
 }
+
+# package (the first component under digest/) → rank, in the order of the pipeline
+DIGEST_RANKS = {
+    "errors": 0,
+    "model": 0,
+    "prose_settings": 0,
+    "config": 1,
+    "reading": 2,
+    "rank": 3,
+    "sources": 3,
+    "select": 4,
+    "check": 5,
+    "compose": 6,
+    "prose": 7,
+    "render": 7,
+    "pipeline": 8,
+}
+MAX_LINES = 350
 
 
 def module_name(path: Path) -> str:
@@ -104,6 +126,29 @@ def rank_of(module: str) -> tuple[str, int] | None:
     return area, RANKS[area]
 
 
+def digest_rank_of(module: str) -> tuple[str, int] | None:
+    parts = module.split(".")
+    if parts[0] != "digest" or len(parts) == 1:
+        return None
+    return parts[1], DIGEST_RANKS[parts[1]]
+
+
+def downward_offenders(edges: dict[str, set[str]], rank: Callable) -> list[str]:
+    """Imports from a package to one of the same or a higher rank (its own aside)."""
+    offenders = []
+    for name, targets in edges.items():
+        source = rank(name)
+        if source is None:
+            continue
+        for target in targets:
+            destination = rank(target)
+            if destination is None or destination[0] == source[0]:
+                continue
+            if destination[1] >= source[1]:
+                offenders.append(f"{name} (rank {source[1]}) imports {target}")
+    return sorted(offenders)
+
+
 def test_every_bot_package_has_a_rank() -> None:
     areas = {module.split(".")[1] for module in MODULES if module.startswith("bot.")}
     assert areas <= set(RANKS), f"give these a rank in RANKS: {sorted(areas - set(RANKS))}"
@@ -118,6 +163,34 @@ def test_digest_imports_nothing_of_bot() -> None:
         if target.startswith("bot")
     ]
     assert offenders == []
+
+
+def test_every_digest_package_has_a_rank() -> None:
+    areas = {module.split(".")[1] for module in MODULES if module.startswith("digest.")}
+    missing = sorted(areas - set(DIGEST_RANKS))
+    assert missing == [], f"give these a rank in DIGEST_RANKS: {missing}"
+
+
+def test_digest_imports_point_down_the_pipeline() -> None:
+    offenders = downward_offenders(graph(), digest_rank_of)
+    assert offenders == [], "imports against the pipeline:\n" + "\n".join(offenders)
+
+
+def test_the_pipeline_check_sees_an_import_back_up() -> None:
+    edges = {"digest.reading.titles": {"digest.compose.phrases", "digest.model"}}
+    assert downward_offenders(edges, digest_rank_of) == [
+        "digest.reading.titles (rank 2) imports digest.compose.phrases"
+    ]
+
+
+def test_no_digest_module_outgrows_a_sitting() -> None:
+    long = {
+        name: lines
+        for name, path in MODULES.items()
+        if name.startswith("digest")
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"split these modules (over {MAX_LINES} lines): {long}"
 
 
 def test_bot_imports_point_down() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from digest.articles import indefinite_article, with_article
 from digest.compose import compose
 from digest.pipeline import load_composer
+from digest.reading.articles import indefinite_article, with_article
 from tests.digest_data import example_config, executorch, window
 
 

@@ -9,11 +9,11 @@ from functools import cache
 
 import pytest
 
-from digest.classify import classify, classify_one
 from digest.compose import compose
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Story, Window
-from digest.releases import release_of
+from digest.reading.classify import classify, classify_one
+from digest.reading.releases import release_of
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, days_and_weeks, example_config
 
@@ -311,7 +311,7 @@ def test_across_the_corpus_releases_are_told_and_internal_work_never_leads() -> 
 
 
 def test_a_source_can_feed_releases_in_as_tags() -> None:
-    from digest.releases import tag_activity
+    from digest.reading.releases import tag_activity
 
     assert tag_activity("acme/widgets", "nightly", START) is None
     tag = tag_activity("acme/widgets", "v1.4.0", START + timedelta(hours=5))

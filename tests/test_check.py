@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from digest.check import check_story, require_integrity
-from digest.classify import classify
 from digest.errors import StoryCheckError
 from digest.rank import rank
+from digest.reading.classify import classify
 from digest.render import parse_plain, render_plain
 from tests.digest_data import (
     SHOWCASE,

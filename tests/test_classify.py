@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from digest.classify import classify, classify_one, clean_body, split_title, undo_target
 from digest.config import Project, TopicRule, WireConfig
-from digest.language import nominalize, split_verb, third_person
 from digest.model import Activity, FileChange
-from digest.signals import is_new_support
+from digest.reading.classify import classify, classify_one, clean_body, split_title, undo_target
+from digest.reading.language import nominalize, split_verb, third_person
+from digest.reading.signals import is_new_support
 from digest.sources.commits import split_message
 from tests.digest_data import example_config
 

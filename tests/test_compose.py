@@ -15,9 +15,9 @@ from digest.compose import compose
 from digest.config import Project, TopicRule, WireConfig
 from digest.errors import UnknownTopicError
 from digest.model import Activity, FileChange, Story, Window
+from digest.reading.why import plain
 from digest.render import render_markdown, render_plain
 from digest.sources.replay import ReplaySource
-from digest.why import plain
 from tests.digest_data import (
     ACTIVITY,
     CI_INFRA,

@@ -9,8 +9,8 @@ from functools import cache
 import lemminflect
 import pytest
 
-from digest.language import clause, nominalize, split_verb, third_person
-from digest.titles import split_title
+from digest.reading.language import clause, nominalize, split_verb, third_person
+from digest.reading.titles import split_title
 from tests.digest_data import ACTIVITY
 
 

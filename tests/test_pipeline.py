@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from digest.classify import classify, read_change
 from digest.compose import compose
 from digest.model import Activity, Window
 from digest.pipeline import compose_window, gather
+from digest.reading.classify import classify, read_change
 from tests.digest_data import SECTIONED_WEEK, both_files, example_config, executorch, window
 
 

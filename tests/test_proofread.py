@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from digest.check.proofread import Problem, proofread, proofread_sentences
 from digest.compose import compose
 from digest.model import Activity, FileChange, Story, Window
-from digest.proofread import Problem, proofread, proofread_sentences
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 
@@ -392,7 +392,7 @@ def corpus() -> list[tuple[str, Story]]:
 # - unconjugated-verb 2 and noun-as-verb 2: compose's headline and lede `past_tense` puts
 #   only the first word of a clause in the past: "ExecuTorch built and installs … and added
 #   …" (executorch, a day and its week), "pydantic onlied deepcopies …" (pydantic, one day),
-#   "polars fullied resolves …" (polars, one day). `digest.language.past_tense` gives "built
+#   "polars fullied resolves …" (polars, one day). `digest.reading.language.past_tense` gives "built
 #   and installed … and added …", "only deepcopied …", "fully resolved …".
 # - own-name 4 (polars): a title's own "in Polars' engine" or "in Polars SQL" beside the
 #   project's name.

@@ -30,8 +30,8 @@ from digest.prose.client import ChatClient
 from digest.prose.engine import judged, window_events
 from digest.prose.facts import build_facts
 from digest.prose.judge import StoryJudge
-from digest.prose.settings import ProseSettings
 from digest.prose.validation import Answer, answer_errors
+from digest.prose_settings import ProseSettings
 from digest.sources.replay import ReplaySource
 from tests.digest_data import (
     CI_INFRA,

@@ -9,11 +9,11 @@ from itertools import pairwise
 
 import pytest
 
-from digest.classify import classify
 from digest.compose import compose
 from digest.config import WireConfig
 from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
+from digest.reading.classify import classify
 from digest.select import (
     body_limits,
     bump_count,

@@ -30,7 +30,7 @@ from bot.slack.escape import (
 )
 from digest.compose import compose
 from digest.model import ActionItem, Reference, Section, Sentence, Story
-from digest.text import CITATION
+from digest.reading.text import CITATION
 from tests.conftest import WINDOW
 from tests.digest_data import (
     SHOWCASE_WINDOW,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from digest.classify import classify
 from digest.config import WireConfig
+from digest.reading.classify import classify
 from digest.sources.git import GitSource
 from digest.sources.git_tags import tags_in
 from tests.test_source_git import WINDOW, Clone, _hermetic_git, git, read  # noqa: F401

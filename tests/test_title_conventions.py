@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from digest.articles import with_article
-from digest.language import clause, past_tense, split_verb
-from digest.text import headline_case
-from digest.title_tags import is_product_tag, product_in_paths, type_prefix
-from digest.titles import split_title
+from digest.reading.articles import with_article
+from digest.reading.language import clause, past_tense, split_verb
+from digest.reading.text import headline_case
+from digest.reading.title_tags import is_product_tag, product_in_paths, type_prefix
+from digest.reading.titles import split_title
 
 _DATA = Path(__file__).parent / "data" / "title_conventions.jsonl"
 CASES = [json.loads(line) for line in _DATA.read_text(encoding="utf-8").splitlines() if line]

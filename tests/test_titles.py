@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from digest.titles import BumpInfo, is_dependency_bump, split_title, strip_decoration
+from digest.reading.titles import BumpInfo, is_dependency_bump, split_title, strip_decoration
 from tests.digest_data import ACTIVITY
 
 

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from bot.app.cli import app
-from digest.classify import classify
 from digest.config import CONTAINER_FOLDERS, DigestSettings, WireConfig, topic_key
 from digest.model import Activity, FileChange
+from digest.reading.classify import classify
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 from tests.test_source_git import Clone
@@ -270,7 +270,7 @@ def test_an_undone_title_gives_its_prefix_as_a_topic_and_loses_it() -> None:
 
 def test_compiled_globs_match_as_the_rules_do() -> None:
     from digest.config import TopicRule
-    from digest.topics import _glob_topics
+    from digest.reading.topics import _glob_topics
 
     rules = (
         TopicRule(name="Arm", paths=("backends/arm/**", "examples/arm/**")),

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from digest.classify import Event, classify_one
 from digest.config import Project
 from digest.model import Activity, FileChange
+from digest.reading.classify import Event, classify_one
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 

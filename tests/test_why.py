@@ -7,12 +7,12 @@ from datetime import UTC, timedelta
 from functools import cache
 
 from digest.check import check_story
-from digest.classify import clean_body
 from digest.compose import compose
 from digest.model import Activity, Sentence, Window
+from digest.reading.classify import clean_body
+from digest.reading.text import cited_numbers
+from digest.reading.why import MAX_QUOTE_WORDS, quotation, stated_reason
 from digest.sources.replay import ReplaySource
-from digest.text import cited_numbers
-from digest.why import MAX_QUOTE_WORDS, quotation, stated_reason
 from tests.digest_data import ACTIVITY, example_config, window
 
 # The share of named changes with a stated reason whose sentence carries it.
@@ -108,8 +108,8 @@ def test_rule_8_lets_a_title_be_told_as_written_but_no_description_markup_along(
 
 
 def _ranking(change: Activity):
-    from digest.classify import classify
     from digest.rank import rank
+    from digest.reading.classify import classify
 
     return rank(classify([change], example_config()))
 

@@ -29,7 +29,7 @@ from bot.delivery.parts import (
     ReminderPart,
 )
 from digest.model import ActionItem, Reference
-from digest.text import cited_numbers
+from digest.reading.text import cited_numbers
 
 V = TypeVar("V")
 REPLY = "  ↳ "

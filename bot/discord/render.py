@@ -49,7 +49,7 @@ from bot.discord.limits import (
     units,
 )
 from digest.model import ActionItem, Reference
-from digest.text import CITATION, cited_numbers
+from digest.reading.text import CITATION, cited_numbers
 
 __all__ = [  # what callers import from here; the limits and splitting are bot.discord.limits
     "ACK_LABEL",

@@ -14,10 +14,10 @@ from datetime import datetime, timedelta
 
 from bot import metrics, progress
 from bot.store import Subscription
-from digest.classify import classify
 from digest.config import Project, WireConfig, topic_key
 from digest.model import Activity, Story, Window
 from digest.pipeline import compose_activities
+from digest.reading.classify import classify
 from digest.sources import Source, open_source
 
 SourceFor = Callable[[Project], Source]

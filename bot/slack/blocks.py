@@ -58,7 +58,7 @@ from bot.slack.layout import (
     split_header,
 )
 from digest.model import ActionItem, Reference
-from digest.text import CITATION, cited_numbers
+from digest.reading.text import CITATION, cited_numbers
 
 __all__ = [  # what callers import from here; the building blocks live in bot.slack.layout
     "ACK_ACTION_ID",

@@ -10,11 +10,11 @@ from collections.abc import Iterable, Sequence
 
 from digest.check import claims, shape
 from digest.check.claims import expected_urgencies
-from digest.classify import Event, classify_one
 from digest.config import WireConfig
 from digest.errors import StoryCheckError
 from digest.model import Activity, CheckFigures, Reference, Story
 from digest.rank import rank
+from digest.reading.classify import Event, classify_one
 from digest.select import news_count
 
 __all__ = ["check_story", "expected_urgencies", "require_integrity"]

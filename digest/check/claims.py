@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from digest.classify import Event
 from digest.config import WireConfig, topic_key
 from digest.model import Story
-from digest.text import cited_numbers
-from digest.why import MAX_QUOTE_WORDS, plain
+from digest.reading.classify import Event
+from digest.reading.text import cited_numbers
+from digest.reading.why import MAX_QUOTE_WORDS, plain
 
 MARKER_TEXT = re.compile(r"\[\d+\]")
 

@@ -8,11 +8,11 @@ import re
 from itertools import combinations
 
 from digest.check.claims import QUOTED
-from digest.classify import Event
 from digest.config import WireConfig
 from digest.model import Story
+from digest.reading.classify import Event
+from digest.reading.text import content_words, jaccard
 from digest.select import body_limits, folds_trivia, is_quiet, split_news
-from digest.text import content_words, jaccard
 
 REDUNDANT_PAIR = 0.5
 

@@ -17,7 +17,6 @@ import math
 from collections.abc import Iterable, Mapping
 
 from digest.check import check_story, require_integrity
-from digest.classify import Event, Reading, classify
 from digest.compose.actions import acted_on, write_actions
 from digest.compose.citations import MARKER, Draft, cite, number_references
 from digest.compose.headline import draft_no_news, news, write_headline, write_lede
@@ -26,6 +25,7 @@ from digest.config import WireConfig, topic_key
 from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
 from digest.rank import rank
+from digest.reading.classify import Event, Reading, classify
 from digest.select import (
     ProjectPick,
     body_limits,

@@ -25,10 +25,10 @@ from digest.compose.phrases import (
 )
 from digest.compose.release import versions
 from digest.config import WireConfig
-from digest.language import nominalize
 from digest.model import Urgency
+from digest.reading.language import nominalize
+from digest.reading.text import clean_fragment
 from digest.select import ProjectPick, Unit
-from digest.text import clean_fragment
 
 Action = tuple[str, Urgency, str, str]  # (text, urgency, repo, key of what it cites)
 _ORDER = {"immediate": 0, "monitor": 1, "plan": 2}

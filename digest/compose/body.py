@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import lru_cache
 
+from digest.check.proofread import proofread_sentences
 from digest.compose.citations import MARKER, cite
 from digest.compose.phrases import (
     _area,
@@ -25,10 +26,9 @@ from digest.compose.phrases import (
 )
 from digest.compose.release import cited_releases, release_predicate
 from digest.model import Activity
-from digest.proofread import proofread_sentences
+from digest.reading.text import join_words
+from digest.reading.why import quotation
 from digest.select import Unit
-from digest.text import join_words
-from digest.why import quotation
 
 MAX_CITATIONS = 3
 _CONNECTIVE = re.compile(r"\b(also|in addition|elsewhere|meanwhile|beyond these)\b", re.I)

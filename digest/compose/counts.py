@@ -12,8 +12,8 @@ from collections import Counter
 from digest.compose.body import _PLAIN, MAX_CITATIONS, Openings
 from digest.compose.citations import cite
 from digest.compose.phrases import count_word, topic_of
+from digest.reading.text import join_words
 from digest.select import ProjectPick, Unit, bump_count
-from digest.text import join_words
 
 
 def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozenset()) -> str:

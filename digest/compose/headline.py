@@ -17,8 +17,8 @@ from digest.compose.phrases import (
 from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.model import Window
+from digest.reading.text import join_words
 from digest.select import ProjectPick, Unit, bump_count, is_quiet, window_days
-from digest.text import join_words
 
 
 def news(picks: list[ProjectPick]) -> int:

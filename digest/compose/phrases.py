@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
-from digest import lexicon
-from digest.articles import with_article
-from digest.classify import Event
 from digest.config import WireConfig, topic_key
-from digest.language import clause, nominalize, shorten, split_verb
-from digest.text import clean_fragment
+from digest.reading import lexicon
+from digest.reading.articles import with_article
+from digest.reading.classify import Event
+from digest.reading.language import clause, nominalize, shorten, split_verb
+from digest.reading.text import clean_fragment
 
 
 def _name(config: WireConfig, repo: str) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from digest.classify import Event
 from digest.compose.citations import cite
 from digest.compose.phrases import _predicate, count_word
+from digest.reading.classify import Event
+from digest.reading.text import join_words
 from digest.select import Unit
-from digest.text import join_words
 
 MAX_NAMED_RELEASES = 3
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from digest.prose.settings import ProseSettings
+from digest.prose_settings import ProseSettings
 
 Message = dict[str, str]
 

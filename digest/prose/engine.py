@@ -1,6 +1,6 @@
 """`rewrite_story`: the model's lede and body when they pass every check, else the rules'.
 
-    facts → ask → parse → judge (validation, then digest.check and digest.proofread)
+    facts → ask → parse → judge (validation, then digest.check and digest.check.proofread)
     → [retry once with the errors] → the rewritten story, or the rules' story, reason logged
 
 The headline, action items and references stay the composer's. The whole rewrite runs
@@ -16,7 +16,6 @@ import logging
 import time
 from collections.abc import Iterable
 
-from digest.classify import Event, classify
 from digest.compose import filter_topic
 from digest.config import WireConfig
 from digest.model import Activity, Story
@@ -31,6 +30,7 @@ from digest.prose.validation import (
     render_lede,
     render_sentence,
 )
+from digest.reading.classify import Event, classify
 
 log = logging.getLogger("wire.prose")
 

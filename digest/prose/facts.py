@@ -16,10 +16,10 @@ from typing import Any
 
 from lemminflect import getAllLemmas
 
-from digest.classify import Event
 from digest.config import WireConfig
 from digest.model import Story
-from digest.text import CITATION, STOPWORDS
+from digest.reading.classify import Event
+from digest.reading.text import CITATION, STOPWORDS
 
 MARKERS = re.compile(r"(?:\[\d+\])+")
 MARKER = re.compile(r"\[(\d+)\]")

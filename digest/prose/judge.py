@@ -2,7 +2,7 @@
 
 A rewrite passes when `digest.check` finds no rule failing that the rules' story passes, no
 figure worse than the rules' (attribution, canonical names, action integrity, coverage),
-nothing that `require_integrity` refuses, and `digest.proofread` no slip the rules' text
+nothing that `require_integrity` refuses, and `digest.check.proofread` no slip the rules' text
 does not already have (a repeated connective, a sentence without a finite verb, …).
 """
 
@@ -13,11 +13,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from digest.check import check_story, require_integrity
-from digest.classify import Event
+from digest.check.proofread import proofread
 from digest.config import WireConfig
 from digest.errors import StoryCheckError
 from digest.model import CheckFigures, Story
-from digest.proofread import proofread
+from digest.reading.classify import Event
 
 _RULE = re.compile(r"rule (\d+)")
 FIGURES = ("attribution", "canonical_names", "action_integrity", "coverage")

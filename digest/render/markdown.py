@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from digest.model import Story
-from digest.text import CITATION
+from digest.reading.text import CITATION
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 
 from digest.model import ActionItem, Reference, Section, Sentence, Story, Window, stable_id
-from digest.text import cited_numbers
+from digest.reading.text import cited_numbers
 
 BYLINE = "By The Wire · {window} · About {projects} · Composed from the cited sources"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z“\"])")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from digest.errors import SourceError
 from digest.model import Activity, Window
+from digest.sources.git_env import complaint, offline_environment, without_credentials
 from digest.sources.git_log import FORMAT, Commit, GitFailed, LogParser
 from digest.sources.git_tags import tag_arguments, tags_in
 
@@ -48,18 +49,6 @@ _GITHUB_URL = re.compile(
     r"|(?:[^@/:]+@)?(?:ssh\.)?github\.com:/?)"
     r"(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?",
     re.IGNORECASE,
-)
-
-# Variables that would make git read some other repository than the one at PATH.
-_REPO_LOCATING_VARIABLES = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_COMMON_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
 )
 
 
@@ -140,7 +129,7 @@ class GitSource:
                 raise SourceError(
                     f"{self.path} is not a git repository; pass git:PATH to the top of a local clone"
                 )
-            raise SourceError(f"git cannot read {self.path}: {_complaint(err)}")
+            raise SourceError(f"git cannot read {self.path}: {complaint(err)}")
 
     async def _repo_from_origin(self) -> str:
         code, out, _ = await self._git("remote", "get-url", "origin")
@@ -153,7 +142,7 @@ class GitSource:
         match = _GITHUB_URL.fullmatch(url)
         if match is None:
             raise SourceError(
-                f"the origin of {self.path} ({_without_credentials(url)}) is not a GitHub "
+                f"the origin of {self.path} ({without_credentials(url)}) is not a GitHub "
                 "repository URL; pass --repo OWNER/NAME"
             )
         self.repo = f"{match['owner']}/{match['name']}"
@@ -211,7 +200,7 @@ class GitSource:
             "rev-list", "--first-parent", *_date_limits(window), "--end-of-options", self.ref, "--"
         )
         if code != 0:
-            raise GitFailed(_complaint(err))
+            raise GitFailed(complaint(err))
         return out.decode().split()
 
     async def _pump(self, shas: list[str], queue: asyncio.Queue[object], with_counts: bool) -> None:
@@ -268,7 +257,7 @@ class GitSource:
                             yield commit
                 pending.append(rest)
             if await process.wait() != 0:
-                raise GitFailed(_complaint(await errors))
+                raise GitFailed(complaint(await errors))
             if (commit := parser.finish()) is not None:
                 yield commit
         finally:
@@ -295,7 +284,7 @@ class GitSource:
                 stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env=_offline_environment(self._root),
+                env=offline_environment(self._root),
             )
         except FileNotFoundError:
             raise SourceError(
@@ -330,28 +319,3 @@ def _date_limits(window: Window) -> list[str]:
 
 def _git_date(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
-
-
-def _complaint(stderr: bytes) -> str:
-    """The line of git's stderr that says what went wrong: its last fatal error, if any."""
-    lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return (errors or lines or ["no error message"])[-1]
-
-
-def _without_credentials(url: str) -> str:
-    return re.sub(r"//[^@/]+@", "//", url)
-
-
-def _offline_environment(root: Path) -> dict[str, str]:
-    """The environment for git: this repository only, no prompts, no fetching, no transports."""
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_LOCATING_VARIABLES}
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_NO_LAZY_FETCH="1",  # never fetch missing objects (git 2.39.4, 2.45.1 and later)
-        GIT_ALLOW_PROTOCOL="",  # and for older git: every transport is disallowed
-        GIT_OPTIONAL_LOCKS="0",
-        GIT_CEILING_DIRECTORIES=str(root.parent),
-        LC_ALL="C",
-    )
-    return env

@@ -2,7 +2,7 @@
 
 A tag reachable from the ref being read, created inside the window and named like a
 version ("v8.0.16", "create-vite@9.1.0"), is fed in as a release
-(`digest.releases.tag_activity`); classify drops it when a release commit of the window
+(`digest.reading.releases.tag_activity`); classify drops it when a release commit of the window
 tells the same version. A tag's date is its tagger's for an annotated tag, else its
 commit's.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from digest.model import Activity, Window
-from digest.releases import tag_activity
+from digest.reading.releases import tag_activity
 
 # One tag a line: its short name and its date, tab-separated.
 TAG_FORMAT = "%(refname:strip=2)%09%(creatordate:iso-strict)"

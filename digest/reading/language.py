@@ -1,8 +1,8 @@
 """Commit titles into news English (rule N6): "Ignore X" → "ignores X", for any verb.
 
 `clause(subject)` turns a normalized title (tags and prefixes already off, see
-`digest.titles`) into the clause of a sentence "<Project> <clause>". Words are looked up in
-lemminflect's lexicon (`digest.language_words`), so any English verb is conjugated, and the
+`digest.reading.titles`) into the clause of a sentence "<Project> <clause>". Words are looked up in
+lemminflect's lexicon (`digest.reading.language_words`), so any English verb is conjugated, and the
 shapes titles come in each have a reading:
 
     imperative           "Factor out X"                → "factors out X"
@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from digest import lexicon
-from digest.language_nouns import noun_phrase
-from digest.language_shapes import (
+from digest.reading import lexicon
+from digest.reading.language_nouns import noun_phrase
+from digest.reading.language_shapes import (
     coordinated,
     gerund,
     is_adverb,
@@ -37,7 +37,7 @@ from digest.language_shapes import (
     split_verb,
     third_person,
 )
-from digest.language_words import (
+from digest.reading.language_words import (
     CONJUNCTIONS,
     PREPOSITIONS,
     bare,
@@ -49,7 +49,7 @@ from digest.language_words import (
     verb_form,
     verb_lemma,
 )
-from digest.text import join_words
+from digest.reading.text import join_words
 
 __all__ = [
     "clause",

@@ -11,13 +11,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from digest.audience import housekeeping_of, is_internal, is_security_fix
 from digest.config import Project, WireConfig, topic_key
-from digest.language import clause, split_verb
 from digest.model import Activity, Urgency
-from digest.releases import Release, is_own_version_bump, release_of
-from digest.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
-from digest.signals import (
+from digest.reading.audience import housekeeping_of, is_internal, is_security_fix
+from digest.reading.language import clause, split_verb
+from digest.reading.releases import Release, is_own_version_bump, release_of
+from digest.reading.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
+from digest.reading.signals import (
     Bump,
     dependency_bump,
     is_breaking,
@@ -27,8 +27,8 @@ from digest.signals import (
     is_new_support,
     trivia_kind,
 )
-from digest.titles import split_title
-from digest.topics import (
+from digest.reading.titles import split_title
+from digest.reading.topics import (
     TopicContext,
     build_context,
     default_context,
@@ -91,7 +91,7 @@ class Event:
     linked: tuple[Activity, ...] = field(default=())
     release: Release | None = None  # set for a release of the project (kind "release")
     security: bool = False  # a security fix: leads and gets an [immediate] item
-    internal: bool = False  # no user sees it: tests, CI, tooling (digest.audience)
+    internal: bool = False  # no user sees it: tests, CI, tooling (digest.reading.audience)
     relanded: bool = False  # a back-out the window relands: told as such, nothing to watch
 
     @property

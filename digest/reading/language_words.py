@@ -3,7 +3,7 @@
 lemminflect knows the lemmas and inflections of about 100,000 English words by part of
 speech; these helpers add the few closed word classes a lexicon of open-class words has no
 entry for (particles, prepositions, modals, determiners) and the shape of identifiers, so
-that `digest.language` can tell "Ignore malformed scripts" (a verb first) from "Python 3.15
+that `digest.reading.language` can tell "Ignore malformed scripts" (a verb first) from "Python 3.15
 wheels" (a name first).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from digest import lexicon
+from digest.reading import lexicon
 
 
 def words(text: str) -> frozenset[str]:

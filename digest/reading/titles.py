@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from digest.language import split_verb
-from digest.title_tags import AREA_TYPES, TYPE_WORDS, first_product, type_prefix
+from digest.reading.language import split_verb
+from digest.reading.title_tags import AREA_TYPES, TYPE_WORDS, first_product, type_prefix
 
 # Title tags that say nothing about the subject (N2).
 _NOISE_TAGS = re.compile(
@@ -63,7 +63,7 @@ class TitleParts:
     every one: ("test", "fix")); `breaking_marker` is its `!`; `number` is a trailing
     "(#123)". `product` is the first tag shaped like a product or crate that lives in the
     repository ("ty" of "[ty] Respect …", "uv-resolver" of "uv-resolver: …"), as written:
-    a composer may make it the sentence's subject (`digest.title_tags`).
+    a composer may make it the sentence's subject (`digest.reading.title_tags`).
     """
 
     subject: str

@@ -1,4 +1,4 @@
-"""The proofreader's rules for slips of titles of every convention (`digest.proofread`).
+"""The proofreader's rules for slips of titles of every convention (`digest.check.proofread`).
 
 Each rule reads the tokens of one sentence (words a cited title has side by side are
 marked `quoted` and are the title's, not ours) and yields the words that break it:
@@ -16,7 +16,7 @@ marked `quoted` and are the title's, not ours) and yields the words that break i
   rate limit is.", "… AND MOVE").
 - repeated-predicate: the same verb and object in two sentences of one story.
 
-`has_finite_verb` is the no-finite-verb heuristic that `digest.proofread` documents.
+`has_finite_verb` is the no-finite-verb heuristic that `digest.check.proofread` documents.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from digest.articles import indefinite_article
-from digest.language import split_verb
-from digest.language_nouns import ADJECTIVE_PREFIXES
-from digest.language_shapes import is_adverb
-from digest.language_words import (
+from digest.reading.articles import indefinite_article
+from digest.reading.language import split_verb
+from digest.reading.language_nouns import ADJECTIVE_PREFIXES
+from digest.reading.language_shapes import is_adverb
+from digest.reading.language_words import (
     CHANGE_VERBS,
     CONJUNCTIONS,
     DETERMINERS,
@@ -42,8 +42,8 @@ from digest.language_words import (
     verb_lemma,
     words,
 )
-from digest.text import STOPWORDS
-from digest.title_tags import STRICT_TYPE_WORDS, TYPE_WORDS
+from digest.reading.text import STOPWORDS
+from digest.reading.title_tags import STRICT_TYPE_WORDS, TYPE_WORDS
 
 
 class Token(Protocol):

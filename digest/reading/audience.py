@@ -23,8 +23,8 @@ from functools import lru_cache
 
 from digest.config import Project, topic_key
 from digest.model import Activity
-from digest.titles import split_title
-from digest.topics import is_ci_path, is_doc_path, is_test_path
+from digest.reading.titles import split_title
+from digest.reading.topics import is_ci_path, is_doc_path, is_test_path
 
 # ---------------------------------------------------------------- internal
 

@@ -12,14 +12,14 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from digest.audience import fork_subject, is_fork_merge
-from digest.language import split_verb
-from digest.releases import TAG_PREFIX
-from digest.titles import split_title
+from digest.reading.audience import fork_subject, is_fork_merge
+from digest.reading.language import split_verb
+from digest.reading.releases import TAG_PREFIX
+from digest.reading.titles import split_title
 
 if TYPE_CHECKING:
-    from digest.classify import Event
     from digest.model import Activity
+    from digest.reading.classify import Event
 
 
 def _title_key(title: str) -> str:

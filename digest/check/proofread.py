@@ -13,7 +13,7 @@
 - doubled-word: "the the", "in pydantic in pydantic".
 - no-finite-verb: a sentence without a finite verb.
 - repeated-connective: "also", "In addition", "Elsewhere" or "Meanwhile" more than once.
-- the slips of titles of every convention, in `digest.proofread_rules`: capital-after-verb,
+- the slips of titles of every convention, in `digest.check.proofread_rules`: capital-after-verb,
   type-word, semicolon-list, noun-as-verb, unconjugated-verb, wrong-article, cut-ending (the
   lede and headline only) and repeated-predicate (body sentences of one story).
 
@@ -34,20 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from digest.config import WireConfig, topic_key
-from digest.language_words import (
-    CONJUNCTIONS,
-    DETERMINERS,
-    PARTICLES,
-    PREPOSITIONS,
-    is_identifier,
-    parts_of_speech,
-    verb_form,
-    verb_lemma,
-    words,
-)
-from digest.model import Story
-from digest.proofread_rules import (
+from digest.check.proofread_rules import (
     capital_after_verb,
     cut_ending,
     has_finite_verb,
@@ -57,6 +44,19 @@ from digest.proofread_rules import (
     type_word,
     unconjugated_verb,
     wrong_article,
+)
+from digest.config import WireConfig, topic_key
+from digest.model import Story
+from digest.reading.language_words import (
+    CONJUNCTIONS,
+    DETERMINERS,
+    PARTICLES,
+    PREPOSITIONS,
+    is_identifier,
+    parts_of_speech,
+    verb_form,
+    verb_lemma,
+    words,
 )
 
 # Folders that hold a project's code, tests or docs without saying what they are about.

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from digest import lexicon
-from digest.language_words import (
+from digest.reading import lexicon
+from digest.reading.language_words import (
     CONJUNCTIONS,
     DETERMINERS,
     IDENTIFIER_CHARS,

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from digest.config import topic_key
 from digest.model import Activity
-from digest.titles import is_dependency_bump
-from digest.topics import is_ci_path, is_doc_path, is_test_path
+from digest.reading.titles import is_dependency_bump
+from digest.reading.topics import is_ci_path, is_doc_path, is_test_path
 
 # ---------------------------------------------------------------- breaking
 
@@ -189,7 +189,7 @@ def _sentences(text: str) -> list[str]:
 # ---------------------------------------------------------------- dependency bumps
 
 # A security fix named in the body ("Bumps X … fixes CVE-2026-1234"); titles are read by
-# digest.titles.
+# digest.reading.titles.
 _SECURITY = re.compile(r"\b(CVE-\d{4}-\d+|GHSA(-\w{4}){3}|security (fix|advisory|update))\b", re.I)
 # Dev tooling, examples, and lock files of interpreted packages: a library's wheel or tarball
 # does not carry them, so a bump that only touches them changes nothing users install.
@@ -199,7 +199,7 @@ _DEV_PATH = re.compile(
     r"|pnpm-lock\.yaml)$|(^|/)(examples?|samples?|demo[-\w]*)/",
     re.I,
 )
-# Pins and submodules the title rules of digest.titles do not count as updates.
+# Pins and submodules the title rules of digest.reading.titles do not count as updates.
 _PIN_TITLE = re.compile(
     r"^(update|bump|move|advance)\s+(the\s+)?\S+(\s+\S+)?\s+pins?\b|\bpin\s+bump\b"
     r"|^pin\s+\S+\s+to\s+(a|the)\s+(\S+\s+)?(version|release)\b"
