@@ -11,13 +11,12 @@ from digest.compose.phrases import (
     _name,
     _predicate,
     count_word,
-    headline_case,
-    past_tense,
 )
 from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.model import Window
-from digest.reading.text import join_words
+from digest.reading.language import past_tense
+from digest.reading.text import headline_case, join_words
 from digest.select import ProjectPick, Unit, bump_count, is_quiet, window_days
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from digest.config import WireConfig, topic_key
-from digest.reading import lexicon
 from digest.reading.articles import with_article
 from digest.reading.classify import Event
 from digest.reading.language import clause, nominalize, shorten, split_verb
@@ -103,26 +102,7 @@ def _is_backend(event: Event, area: str) -> bool:
     )
 
 
-_CODE_SPAN = re.compile(r"(`[^`]*`)")
 _NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-
-
-def headline_case(text: str) -> str:
-    """Upper-case `text` except its code spans, whose case is part of the identifier."""
-    return "".join(
-        piece if piece.startswith("`") and piece.endswith("`") and len(piece) > 1 else piece.upper()
-        for piece in _CODE_SPAN.split(text)
-    )
-
-
-def past_tense(predicate: str) -> str:
-    """The verb phrase in the past: "backs out X" → "backed out X" (lemminflect)."""
-    head, _, rest = predicate.partition(" ")
-    lemmas = lexicon.lemma(head, "VERB")
-    forms = lexicon.inflection(lemmas[0], "VBD") if lemmas else ()
-    if not forms:
-        return predicate
-    return f"{forms[0]} {rest}".strip()
 
 
 def count_word(count: int) -> str:
