@@ -54,6 +54,8 @@ def tier(event: Event) -> int:
         return SECURITY
     if event.internal:  # a CI gate of a library's own CI included: its users never see it
         return INTERNAL
+    if event.trivia is not None:  # docs wording, lint, housekeeping: counted, never news
+        return INTERNAL
     if event.ci_gate and event.project.audience != "maintainers":
         return INTERNAL  # what blocks merges concerns those who merge, not who installs
     if event.breaking or event.ci_gate:

@@ -8,7 +8,8 @@ import pytest
 
 from digest.config import Project, TopicRule, WireConfig
 from digest.model import Activity, FileChange
-from digest.reading.classify import classify, classify_one, clean_body, split_title, undo_target
+from digest.reading.bodies import clean_body
+from digest.reading.classify import classify, classify_one, split_title, undo_target
 from digest.reading.language import nominalize, split_verb, third_person
 from digest.reading.signals import is_new_support
 from digest.sources.commits import split_message

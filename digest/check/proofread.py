@@ -207,10 +207,12 @@ def _generic_folder(tokens: Sequence[_Token], topics: frozenset[str]) -> Iterabl
 
 
 def _own_name(tokens: Sequence[_Token], names: frozenset[str]) -> Iterable[str]:
-    """ "pydantic validates X in pydantic": the project named again as the place."""
+    """ "pydantic validates X in pydantic": the project named again as the place. A title's
+    own words are no place of ours ("uses true division in Polars SQL")."""
     seen: set[str] = set()
     for i, token in enumerate(tokens):
-        if token.key in names and i > 0 and tokens[i - 1].key in ("in", "on") and token.key in seen:
+        place = i > 0 and tokens[i - 1].key in ("in", "on") and token.key in seen
+        if token.key in names and place and not (token.quoted and tokens[i - 1].quoted):
             yield f"{tokens[i - 1].text} {token.text}"
         seen.add(token.key)
 

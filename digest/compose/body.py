@@ -25,7 +25,9 @@ from digest.compose.phrases import (
     count_word,
 )
 from digest.compose.release import cited_releases, release_predicate
+from digest.config import topic_key
 from digest.model import Activity
+from digest.reading.classify import Event
 from digest.reading.text import join_words
 from digest.reading.why import quotation
 from digest.select import Unit
@@ -142,10 +144,16 @@ def unit_sentence(
             opening.format(s=name, p=predicate) + f" {cite(original, event.activity)}."
         ).replace("  ", " ")
     predicate = _predicate(event, max_words=max_words)
-    area = _area(event)
+    # No place for internal work: its folder (a test app, an example) is none a reader follows.
+    area = None if event.internal else _area(event)
     subject = name
     if area and _is_backend(event, area):
         subject, area = f"{name}'s {area} backend", None
+    elif event.product is not None:
+        # A change to a product that lives in the repository is the product's news: "ty
+        # respects `rules` …", not "ruff respects `rules` … in ty".
+        subject = event.product
+        area = None if area and topic_key(area) == topic_key(event.product) else area
     sentence = opening.format(s=subject, p=predicate)
     if area and area not in (unit.dominant_topic, known_topic):
         sentence += f" in {area}"
@@ -165,11 +173,24 @@ def unit_sentence(
     room = MAX_CITATIONS - len({a.sha for a in own})
     shown = [e.activity for e in unit.related][: max(0, room)]
     if shown and related:
-        noun = "related change" if len(shown) == 1 else "related changes"
-        sentence += f", alongside {count_word(len(shown))} {noun} {cite(*shown)}"
+        sentence += related_clause(predicate, unit.related[: len(shown)])
     elif shown:
         sentence = sentence.rstrip() + cite(*shown)
     return sentence + "."
+
+
+def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
+    """What a unit's related changes do, after its own clause: ", and adds `LazyFrame.execute`
+    [5]", its verb left out when it repeats the lead's ("adds X [4] and `Y` [5]"); a second
+    related change is counted and cited with the first."""
+    first = _predicate(related[0], max_words=10)
+    verb = predicate.split(" ", 1)[0]
+    same = first.split(" ", 1)[0] == verb and " " in first
+    said = f" and {first.split(' ', 1)[1]}" if same else f", and {first}"
+    if len(related) > 1:
+        more = count_word(len(related) - 1)
+        said += f", with {more} more related change{'s' if len(related) > 2 else ''}"
+    return f"{said} {cite(*(e.activity for e in related))}"
 
 
 # Stand-ins for a subject just named: the project's, and a backend's ("ExecuTorch's Arm backend").

@@ -72,7 +72,7 @@ def _predicate(
     obj = _object(event, max_words=max_words)
     if event.kind == "reland" and split_verb(obj)[0] is not None:
         return f"relands {_quoted_title(event, max_words=max_words)}"
-    predicate = clause(obj, verb=event.verb)
+    predicate = clause(obj, verb=event.verb, kind=event.title_kind)
     return with_article(predicate) if articles else predicate
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 from digest.config import Project, WireConfig, topic_key
 from digest.model import Activity, Urgency
 from digest.reading.audience import housekeeping_of, is_internal, is_security_fix
+from digest.reading.bodies import clean_body
 from digest.reading.language import clause, split_verb
 from digest.reading.releases import Release, is_own_version_bump, release_of
 from digest.reading.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
@@ -27,6 +28,7 @@ from digest.reading.signals import (
     is_new_support,
     trivia_kind,
 )
+from digest.reading.title_tags import product_in_paths
 from digest.reading.titles import split_title
 from digest.reading.topics import (
     TopicContext,
@@ -93,6 +95,11 @@ class Event:
     security: bool = False  # a security fix: leads and gets an [immediate] item
     internal: bool = False  # no user sees it: tests, CI, tooling (digest.reading.audience)
     relanded: bool = False  # a back-out the window relands: told as such, nothing to watch
+    # The kind the title's own prefix gives ("fix" of "FIX BEFT example dataset"), a hint for
+    # a noun-phrase title's verb; and the product living in the repository that the change
+    # is to ("ty" of "[ty] Respect `rules`"), confirmed by its paths: a sentence's subject.
+    title_kind: str | None = None
+    product: str | None = None
 
     @property
     def repo(self) -> str:
@@ -122,33 +129,22 @@ class Event:
     @property
     def predicate(self) -> str:
         """The verb phrase of a sentence about this event: "adds bf16 support for …"."""
-        return clause(self.obj, verb=self.verb)
+        return clause(self.obj, verb=self.verb, kind=self.title_kind)
 
 
-_TRAILER_LINE = re.compile(
-    r"^(differential revision|pull request resolved|signed-off-by|co-authored-by|reviewed by|"
-    r"reviewers?|ghstack-source-id|ghstack-comment-id|approved by|imported from|fbshipit-source-id|"
-    r"x-link|summary|cc|test plan)\s*:.*$|^cc\s+@.*$|^@\S+(\s+@\S+)*\s*$",
-    re.I,
-)
-_STACK_LINE = re.compile(r"^(stack from \[ghstack\]|\* (\(to be filled\)|#\d+|__->__).*)", re.I)
-_SECTION_STOP = re.compile(r"^#{1,4}\s*(test plan|testing|test|checklist|reviewers?)\b", re.I)
+# What a title's own type prefix says a change is, where its paths do not say more.
+_TITLE_KINDS: dict[str, Kind] = {
+    "fix": "fix",
+    "refactor": "refactor",
+    "chore": "chore",
+    "style": "chore",
+    "typing": "chore",
+}
 
 
-def clean_body(body: str) -> str:
-    """The body without trailers, ghstack stacks, `cc @…` lines and test-plan sections."""
-    kept: list[str] = []
-    for line in body.splitlines():
-        stripped = line.strip()
-        if _SECTION_STOP.match(stripped) or stripped.lower().startswith("test plan"):
-            break
-        if _TRAILER_LINE.match(stripped) or _STACK_LINE.match(stripped):
-            continue
-        kept.append(line.rstrip())
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
-
-
-def _kind(activity: Activity, subject: str, verb: str | None, bump: bool, body: str) -> Kind:
+def _kind(
+    activity: Activity, subject: str, verb: str | None, bump: bool, body: str, hint: str | None
+) -> Kind:
     paths = [f.path for f in activity.files]
     depth, _ = undo_target(subject)
     if depth:
@@ -165,6 +161,8 @@ def _kind(activity: Activity, subject: str, verb: str | None, bump: bool, body: 
         return "ci"
     if paths and all(is_test_path(p) for p in paths):
         return "test"
+    if hint in _TITLE_KINDS:
+        return _TITLE_KINDS[hint]
     if _LINT.search(subject) or verb in {"refactor", "rename", "move", "clean up", "consolidate"}:
         return "refactor" if verb in {"refactor", "rename", "move", "consolidate"} else "chore"
     if verb in {"fix", "repair", "resolve", "correct", "mitigate", "prevent", "guard", "harden"}:
@@ -226,7 +224,9 @@ def read_change(activity: Activity, project: Project) -> Reading:
     release = None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
     bump = dependency_bump(activity, subject) if release is None else None
     body = clean_body(activity.body)
-    kind = "release" if release else _kind(activity, subject, verb, bump is not None, body)
+    kind = (
+        "release" if release else _kind(activity, subject, verb, bump is not None, body, parts.kind)
+    )
     depth, target = undo_target(subject)
     reverts_title = target if depth else None
     reland = _RELAND.match(subject) if kind == "reland" and not depth else None
@@ -285,6 +285,8 @@ def read_change(activity: Activity, project: Project) -> Reading:
         release=release,
         security=security,
         internal=internal,
+        title_kind=parts.kind,
+        product=_product(parts.product, activity, project),
     )
     if security and kind not in ("revert", "reland"):
         event = replace(event, kind="fix")
@@ -298,6 +300,14 @@ def read_change(activity: Activity, project: Project) -> Reading:
         elif trivia := trivia_kind(subject, paths, docs_only=kind == "docs"):
             event = replace(event, trivia=trivia)
     return Reading(event, tuple(tags))
+
+
+def _product(tag: str | None, activity: Activity, project: Project) -> str | None:
+    """The title's product tag, when the change's files live in that product's package and
+    it is not the project itself."""
+    if tag is None or topic_key(tag) in project.own_keys:
+        return None
+    return tag if product_in_paths(tag, (f.path for f in activity.files)) else None
 
 
 def classify(

@@ -277,6 +277,44 @@ _LINTING = re.compile(
     r"\blint(s|ing|er|ers|runner)?\b|\b[\w-]*-format\b|\bformatting\b|^(re)?format\b|\bcodemod\b",
     re.I,
 )
+# Linters, formatters and type checkers: updating one changes how code is written, never
+# what it does ("Upgrade ruff 0.15.12", "Bump prettier and reformat"). Names of tools
+# used across ecosystems, not of any one repository.
+DEV_TOOLS = [
+    "ruff",
+    "black",
+    "isort",
+    "flake8",
+    "pylint",
+    "mypy",
+    "pyright",
+    "pyre",
+    "pre-commit",
+    "prettier",
+    "eslint",
+    "biome",
+    "oxlint",
+    "dprint",
+    "stylelint",
+    "clippy",
+    "rustfmt",
+    "clang-format",
+    "clang-tidy",
+    "gofmt",
+    "golangci-lint",
+    "typos",
+    "codespell",
+    "cspell",
+    "markdownlint",
+    "shellcheck",
+    "actionlint",
+    "yamllint",
+]
+_TOOL_UPDATE = re.compile(
+    r"^(?:upgrade|update|bump|pin|unpin|migrate to|switch to|enable|apply|run)\s+(?:to\s+)?"
+    r"(?:the\s+)?`?(?:" + "|".join(map(re.escape, DEV_TOOLS)) + r")`?\b",
+    re.I,
+)
 # Files of the repository's housekeeping: owners, ignore lists, licences, templates, people.
 _HOUSEKEEPING_PATH = re.compile(
     r"(^|/)(CODEOWNERS|\.gitignore|\.gitattributes|\.mailmap|\.editorconfig|LICEN[CS]E[^/]*"
@@ -294,7 +332,7 @@ def trivia_kind(subject: str, paths: list[str], *, docs_only: bool) -> str | Non
     templates, the people page). A long window counts it instead of telling it.
     """
     words = re.sub(r"`[^`]*`", " ", subject)  # a code span names code: `grammar` is no grammar
-    if _LINTING.search(words):
+    if _LINTING.search(words) or _TOOL_UPDATE.search(words):
         return "lint"
     if docs_only or _WORDING.search(words):
         return "docs"

@@ -1,0 +1,98 @@
+"""A title's own conventions reach the story: its type prefix gives the change's kind and
+verb, a product tag becomes the subject, a tool update is counted as lint, and a related
+change says what it does."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from digest.compose import compose
+from digest.config import Project, WireConfig
+from digest.model import Activity, FileChange, Window
+from digest.reading.classify import classify_one
+
+TOOL = Project(repo="acme/tool", name="tool")
+START = datetime(2026, 5, 4, 9, tzinfo=UTC)
+DAY = Window(since=START.replace(hour=0), until=START.replace(hour=0) + timedelta(days=1))
+
+
+def change(title: str, *paths: str, n: int = 0, body: str = "") -> Activity:
+    return Activity(
+        repo="acme/tool",
+        sha=f"{n + 1:040x}",
+        number=100 + n,
+        title=title,
+        body=body,
+        landed_at=START + timedelta(minutes=n),
+        files=tuple(FileChange(path=p, additions=40, deletions=5) for p in paths or ("src/a.py",)),
+    )
+
+
+def config() -> WireConfig:
+    return WireConfig(projects=(TOOL,))
+
+
+def test_an_upper_case_fix_prefix_makes_a_noun_phrase_title_a_fix() -> None:
+    event = classify_one(change("FIX BEFT example dataset", "src/peft/beft.py"), TOOL)
+    assert (event.kind, event.title_kind) == ("fix", "fix")
+    assert event.predicate.startswith("fixes ")
+
+
+def test_a_chore_prefix_is_a_chore_whatever_its_verb() -> None:
+    event = classify_one(change("CHORE: Add a cache for the build", "src/a.py"), TOOL)
+    assert event.kind == "chore"
+    assert classify_one(change("Add a cache for the build", "src/a.py"), TOOL).kind == "feature"
+
+
+def test_updating_a_linter_is_counted_as_lint_however_many_files_it_touches() -> None:
+    paths = [f"src/tool/m{i}.py" for i in range(30)]
+    event = classify_one(change("CHORE: Upgrade ruff 0.15.12", *paths), TOOL)
+    assert event.trivia == "lint"
+    other = classify_one(change("Upgrade the resolver to PubGrub 2", *paths), TOOL)
+    assert other.trivia is None
+
+
+def test_a_week_does_not_lead_with_a_linter_upgrade() -> None:
+    paths = [f"src/tool/m{i}.py" for i in range(30)]
+    week = Window(since=DAY.since, until=DAY.since + timedelta(days=7))
+    story = compose(
+        [
+            change("CHORE: Upgrade ruff 0.15.12", *paths, n=0),
+            change("ENH Add streaming export to the CLI", "src/tool/cli.py", n=1),
+            change("TST Make GPU tests pass", "tests/test_gpu.py", n=2),
+        ],
+        config=config(),
+        window=week,
+    )
+    assert "STREAMING EXPORT" in story.headline
+    assert "streaming export" in story.body[0].text
+
+
+def test_a_product_that_lives_in_the_repository_is_the_sentence_subject() -> None:
+    activity = change("[ty] Respect `rules` in PEP 723 script metadata", "crates/ty/src/lib.rs")
+    event = classify_one(activity, TOOL)
+    assert event.product == "ty"
+    story = compose([activity], config=config(), window=DAY)
+    assert story.body[0].text.startswith("ty respects `rules`")
+
+
+def test_a_tag_not_backed_by_the_changed_paths_is_no_subject() -> None:
+    event = classify_one(change("[ty] Respect `rules`", "docs/rules.md", "src/a.py"), TOOL)
+    assert event.product is None
+
+
+def test_a_related_change_says_what_it_does() -> None:
+    story = compose(
+        [
+            change("feat: Process batched `list.eval` on overflow boundaries", "src/eval.rs", n=0),
+            change("feat: Process batched `arr.eval` on overflow boundaries", "src/eval.rs", n=1),
+            change("fix: Support duplicate names in `over`", "src/over.rs", n=2),
+            change("feat: Add LazyFrame.gather", "src/frame.rs", n=3),
+            change("perf: Stop doing fused-multiply-add on scalars", "src/math.rs", n=4),
+        ],
+        config=config(),
+        window=DAY,
+    )
+    body = " ".join(s.text for s in story.body)
+    assert "related change" not in body
+    assert "`arr.eval`" in body
