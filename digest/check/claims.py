@@ -17,9 +17,7 @@ MARKER_TEXT = re.compile(r"\[\d+\]")
 
 _SLUG = re.compile(r"\b[\w.-]+/[\w.-]+\b")
 QUOTED = re.compile(r"“[^”]*”")
-_STAND_IN = re.compile(
-    r"^((In addition|Elsewhere|Meanwhile|Beyond these), )?(It|The project|The backend)\b", re.I
-)
+_STAND_IN = re.compile(r"^(\w+(?: \w+){0,3}, )?(It|The project|The backend)\b", re.I)
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b")
 
 

@@ -12,7 +12,8 @@
 - own-name: the project named again as the place ("pydantic validates X in pydantic").
 - doubled-word: "the the", "in pydantic in pydantic".
 - no-finite-verb: a sentence without a finite verb.
-- repeated-connective: "also", "In addition", "Elsewhere" or "Meanwhile" more than once.
+- repeated-connective: a connective ("also", "In addition", "Elsewhere", … `CONNECTIVES`)
+  more than once.
 - the slips of titles of every convention, in `digest.check.proofread_rules`: capital-after-verb,
   type-word, semicolon-list, noun-as-verb, unconjugated-verb, wrong-article, cut-ending (the
   lede and headline only) and repeated-predicate (body sentences of one story).
@@ -66,7 +67,24 @@ GENERIC_FOLDERS = words(
     "examples samples scripts tools tooling utils util include vendor "
     "third-party third_party thirdparty dist bin cmd"
 )
-CONNECTIVES = ("also", "in addition", "elsewhere", "meanwhile")
+CONNECTIVES = (
+    "also",
+    "in addition",
+    "elsewhere",
+    "meanwhile",
+    "likewise",
+    "similarly",
+    "along the same lines",
+    "separately",
+    "beyond that",
+    "in other areas",
+    "away from that",
+    "in other work",
+    "on another front",
+    "beyond these",
+    "besides these",
+    "other than these",
+)
 _NOUN_CLAUSE_OPENERS = words("what how when where which whatever")
 _CITATION = re.compile(r"\s*\[\d+\]")
 _CODE_SPAN = re.compile(r"`[^`]*`")

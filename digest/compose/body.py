@@ -4,8 +4,8 @@
 A day's body is one paragraph. A longer window's body is sectioned by topic (a single
 project) or by project, under the lede, and ends with an "In brief" section that counts
 what was not named. Every sentence carries at most three citations, none twice, and each
-connective ("also", "In addition", "Elsewhere", "Meanwhile", "Beyond these") opens at
-most one sentence of the story.
+connective (`CONNECTIVES`: "also", "In addition", "Elsewhere", …) opens at most one
+sentence of the story; which of them a story uses turns with the story (`Openings`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import lru_cache
 
-from digest.check.proofread import proofread_sentences
+from digest.check.proofread import CONNECTIVES, proofread_sentences
 from digest.compose.citations import MARKER, cite
 from digest.compose.phrases import (
     _area,
@@ -33,35 +33,65 @@ from digest.reading.why import quotation
 from digest.select import Unit
 
 MAX_CITATIONS = 3
-_CONNECTIVE = re.compile(r"\b(also|in addition|elsewhere|meanwhile|beyond these)\b", re.I)
-# Connectives that open a further sentence about the same project, in order of use.
-_FURTHER = ("{s} also {p}", "In addition, {s} {p}")
-_ELSEWHERE = "Elsewhere, {s} {p}"
+# Connectives that open a further sentence about the same subject: for a change of the same
+# kind as the one before ("It also fixes …"), and for one of another kind. Each opens at
+# most one sentence of a story, and a story's rotation (`Openings.seed`) picks which comes
+# first, so no connective or scaffold runs through most stories of a feed.
+_SAME_KIND = (
+    "{s} also {p}",
+    "Likewise, {s} {p}",
+    "Along the same lines, {s} {p}",
+    "Similarly, {s} {p}",
+)
+_OTHER_KIND = ("In addition, {s} {p}", "Separately, {s} {p}", "Beyond that, {s} {p}")
+_ELSEWHERE = (
+    "Elsewhere, {s} {p}",
+    "In other areas, {s} {p}",
+    "Away from that, {s} {p}",
+    "In other work, {s} {p}",
+    "On another front, {s} {p}",
+)
+_BEYOND = ("Beyond these, {s} {p}", "Besides these, {s} {p}", "Other than these, {s} {p}")
 _NEXT_PROJECT = "Meanwhile, {s} {p}"
 _PLAIN = "{s} {p}"
+_CONNECTIVE = re.compile(r"\b(" + "|".join(CONNECTIVES) + r")\b", re.I)
+OPENINGS = (*_SAME_KIND, *_OTHER_KIND, *_ELSEWHERE, *_BEYOND, _NEXT_PROJECT)
 
 
 @dataclass
 class Openings:
-    """The sentence openings of one story: every connective at most once."""
+    """The sentence openings of one story: every connective at most once, taken in the
+    story's own rotation (`seed`)."""
 
+    seed: int = 0
     used: set[str] = field(default_factory=set)
     stand_ins: int = 0  # stand-ins for a repeated subject so far, so they take turns
 
-    def further(self) -> str:
-        """An opening for another sentence about the same subject."""
-        for opening in _FURTHER:
+    def _first_free(self, pool: tuple[str, ...]) -> str | None:
+        for turn in range(len(pool)):
+            opening = pool[(self.seed + turn) % len(pool)]
             if opening not in self.used:
                 self.used.add(opening)
                 return opening
-        return _PLAIN
+        return None
+
+    def further(self, *, same_kind: bool = True) -> str:
+        """An opening for another sentence about the same subject; after two, none."""
+        if len(self.used & {*_SAME_KIND, *_OTHER_KIND}) >= 2:
+            return _PLAIN
+        pool = _SAME_KIND if same_kind else _OTHER_KIND
+        return self._first_free(pool) or _PLAIN
 
     def elsewhere(self) -> str:
-        """An opening for a sentence that moves to another part of the same project."""
-        if _ELSEWHERE not in self.used:
-            self.used.add(_ELSEWHERE)
-            return _ELSEWHERE
-        return self.further()
+        """An opening for a sentence that moves to another part of the same project: one
+        of `_ELSEWHERE` once a story, then the plain subject."""
+        if self.used & set(_ELSEWHERE):
+            return _PLAIN
+        return self._first_free(_ELSEWHERE) or _PLAIN
+
+    def beyond(self) -> str:
+        """An opening for what is counted after the named changes."""
+        return self._first_free(_BEYOND[self.seed % len(_BEYOND) :][:1]) or _PLAIN
 
     def next_project(self) -> str:
         """An opening for the first sentence about a project after the first one."""
@@ -172,7 +202,8 @@ def unit_sentence(
     sentence += f" {cite_capped(*own)}"
     room = MAX_CITATIONS - len({a.sha for a in own})
     shown = [e.activity for e in unit.related][: max(0, room)]
-    if shown and related:
+    if shown and related and "“" not in sentence:
+        # After a quotation, a clause of ours would read as the author's: it is folded.
         sentence += related_clause(predicate, unit.related[: len(shown)])
     elif shown:
         sentence = sentence.rstrip() + cite(*shown)
@@ -202,7 +233,7 @@ _ALIASES = frozenset({*_PROJECT_ALIASES, *_BACKEND_ALIASES})
 def _subject_pattern(name: str) -> re.Pattern[str]:
     aliases = "|".join(sorted(_ALIASES))
     return re.compile(
-        rf"^(?P<link>(?:In addition|Elsewhere|Meanwhile|Beyond these), )?"
+        rf"^(?P<link>(?:{'|'.join(c.capitalize() for c in CONNECTIVES)}), )?"
         rf"(?P<subject>{re.escape(name)}(?:'s \S+(?: \S+){{0,2}}? backend)?|{aliases}"
         rf"|{'|'.join(a.lower() for a in sorted(_ALIASES))}) "
     )
@@ -250,4 +281,4 @@ def pack_phrases(phrases: list[str], *, name: str, openings: Openings) -> list[s
 
 
 def _joined(phrases: list[str], *, name: str, openings: Openings) -> str:
-    return openings.further().format(s=name, p=join_words(phrases)).rstrip() + "."
+    return openings.further(same_kind=False).format(s=name, p=join_words(phrases)).rstrip() + "."

@@ -137,17 +137,19 @@ def summary_sentences(
             lead = [lead]
         text = f"{lead[0]}."
         for position, tail in enumerate(tails):
-            opening = openings.further() if not position else _PLAIN
+            opening = openings.further(same_kind=False) if not position else _PLAIN
             text += " " + opening.format(s="It", p=tail).rstrip() + "."
-        opening = "Beyond these, {s} {p}" if openings.take("Beyond these") else _PLAIN
+        opening = openings.beyond()
         sentences += _sentences(opening.format(s=name, p=text))
     else:
         for position, tail in enumerate(_join_distinct(folded)):
             subject = name if not position else "It"
-            sentences.append(openings.further().format(s=subject, p=tail).rstrip() + ".")
+            sentences.append(
+                openings.further(same_kind=False).format(s=subject, p=tail).rstrip() + "."
+            )
     if counted_extras:
         count = _count_phrase(list(counted_extras), MAX_CITATIONS, acted)
-        sentences.append(openings.further().format(s=name, p=count) + ".")
+        sentences.append(openings.further(same_kind=False).format(s=name, p=count) + ".")
     return sentences
 
 

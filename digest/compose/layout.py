@@ -46,7 +46,7 @@ def write_day_body(
     acted: frozenset[str] = frozenset(),
 ) -> list[Paragraph]:
     """A day's body: each project's units as sentences, minor ones joined, then counts."""
-    openings = Openings()
+    openings = Openings(seed=story_seed(picks))
     sentences: list[str] = []
     for index, pick in enumerate(picks):
         name = _name(config, pick.repo)
@@ -59,7 +59,7 @@ def write_day_body(
             elif topic_of(unit.lead) != topic_of(major[position - 1].lead):
                 opening = openings.elsewhere()
             else:
-                opening = openings.further()
+                opening = openings.further(same_kind=_same_kind(unit, major[position - 1]))
             sentences.append(
                 unit_sentence(
                     unit,
@@ -122,7 +122,7 @@ def write_sections(
     Reverts and relands beyond the named units are counted here; `acted` (the shas the
     action items cite) says how many of them the action items cite.
     """
-    openings = Openings()
+    openings = Openings(seed=story_seed(picks))
     paragraphs = []
     if len(picks) > 1:
         for pick in picks:
@@ -200,7 +200,9 @@ def _section(
         unit_sentence(
             unit,
             name=name,
-            opening=openings.further() if position else _PLAIN,
+            opening=openings.further(same_kind=_same_kind(unit, units[position - 1]))
+            if position
+            else _PLAIN,
             related=detail >= 2,
             max_words=words,
             known_topic=known,
@@ -210,6 +212,16 @@ def _section(
     ]
     phrases = [unit_phrase(u, max_words=min(words, 10)) for u in units[own:]]
     return sentences + pack_phrases(phrases, name=name, openings=openings)
+
+
+def story_seed(picks: list[ProjectPick]) -> int:
+    """A number that is the same for the same window's story and differs between stories:
+    which connectives a story takes turns with it."""
+    return int(picks[0].lead.lead.activity.sha[:8], 16) if picks else 0
+
+
+def _same_kind(unit: Unit, before: Unit) -> bool:
+    return unit.lead.kind == before.lead.kind
 
 
 def _by_topic(units: list[Unit]) -> list[tuple[str, list[Unit]]]:

@@ -76,6 +76,11 @@ def claim(text: str) -> str:
     return _MARKERS.sub("", text).rstrip(" .")
 
 
+def _unquoted(text: str) -> str:
+    """A claim without the quotation of a description that may follow it."""
+    return text.split("; its description says", 1)[0]
+
+
 def markers(text: str) -> str:
     """The citation markers of a drafted sentence, joined: "[2][3]"."""
     return "".join(re.findall(r"\[\d+\]", text))
@@ -166,11 +171,12 @@ def new_number(facts: Facts) -> str:
 
 
 def moved_citation(facts: Facts) -> str:
-    """Lies: the first two sentences swap claims, each keeping its own position's markers."""
+    """Lies: the first two sentences swap claims, each keeping its own position's markers
+    (and leaving out a quotation of the description, which would give the lie away sooner)."""
     body = drafts(facts)
     first, second = body[0], body[1]
-    body[0] = f"{claim(second)} {markers(first)}."
-    body[1] = f"{claim(first)} {markers(second)}."
+    body[0] = f"{_unquoted(claim(second))} {markers(first)}."
+    body[1] = f"{_unquoted(claim(first))} {markers(second)}."
     return answer(facts["lede"], body)
 
 
