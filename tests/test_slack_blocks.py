@@ -192,6 +192,7 @@ def test_escape_neutralizes_mentions_links_and_layout() -> None:
     assert escape_mrkdwn("```code```") == f"`{ZWSP}`{ZWSP}`code`{ZWSP}`{ZWSP}`"
     assert escape_mrkdwn("use `torch.compile`") == "use `torch.compile`"
     assert escape_mrkdwn("> quote\nline") == f"{ZWSP}&gt; quote line"
+    assert escape_mrkdwn(" >").strip().startswith(ZWSP)
     assert escape_mrkdwn("*bold* _it_") == "*bold* _it_"
 
 

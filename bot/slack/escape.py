@@ -43,7 +43,8 @@ def escape_mrkdwn(text: str) -> str:
     anyone, nor link anywhere, nor open a code block or a quote (see the module doc)."""
     flat = _BACKTICK_RUN.sub("`" + ZWSP, one_line(text))
     escaped = _SPECIAL.sub(lambda m: _ENTITIES[m.group()], flat)
-    return ZWSP + escaped if escaped.startswith("&gt;") else escaped
+    # Leading blanks count too: a caller that trims them would open a quote.
+    return ZWSP + escaped if escaped.lstrip().startswith("&gt;") else escaped
 
 
 def plain_text(text: str) -> str:
