@@ -59,6 +59,7 @@ from bot.settings_sections import (
     RealtimeSettings,
     ScheduleSettings,
     SlackSettings,
+    SubscribingSettings,
     SubscriptionSeed,
     WebSettings,
 )
@@ -80,6 +81,7 @@ __all__ = [  # the sections are defined in bot.settings_sections and imported fr
     "ScheduleSettings",
     "Settings",
     "SlackSettings",
+    "SubscribingSettings",
     "SubscriptionSeed",
     "WebSettings",
     "file_tables",
@@ -129,6 +131,7 @@ class Settings(BaseSettings):
     discord: DiscordSettings = DiscordSettings()
     github: GitHubSettings = GitHubSettings()
     realtime: RealtimeSettings = RealtimeSettings()
+    subscribing: SubscribingSettings = SubscribingSettings()  # open subscriptions from chat
     web: WebSettings = WebSettings()
     log: LogSettings = LogSettings()
     demo: DemoSettings = DemoSettings()

@@ -1,7 +1,8 @@
 """The sections of the service's settings: one model a table of the configuration file.
 
 A leaf (rank 0) that `bot.settings` assembles into `Settings`: [delivery], [acks],
-[schedule], [http], [slack], [discord], [github], [realtime], [web], [log], [demo] and the
+[schedule], [http], [slack], [discord], [github], [realtime], [subscribing], [web], [log],
+[demo] and the
 entries of [[subscriptions]]. Every section is frozen and refuses keys it does not
 declare; a duration needs its unit ("90s", "30m", "1h30m", "7d", "2w") and a URL must be
 http(s).
@@ -138,6 +139,34 @@ class RealtimeSettings(_Section):
     webhook_fresh_for: Duration = timedelta(hours=6)
     max_age: Duration = timedelta(hours=1)
     max_attempts: int = Field(default=8, ge=1)
+
+
+class SubscribingSettings(_Section):
+    """Open subscriptions: `/wire subscribe OWNER/REPO` for a repository nobody configured.
+
+    `open = "public"` lets a channel follow any public, unarchived repository GitHub
+    shows (checked with `GET /repos/{owner}/{repo}`); `"config"` keeps to the configured
+    projects. `allow_owners` (when not empty) and `deny_owners` name the GitHub owners
+    that may or may not be followed so. `per_channel` caps the repositories one channel
+    follows, `total` the repositories added from chat; one no channel followed for
+    `drop_after` is dropped.
+    """
+
+    open: Literal["public", "config"] = "public"
+    allow_owners: tuple[str, ...] = ()
+    deny_owners: tuple[str, ...] = ()
+    per_channel: int = Field(default=25, ge=1)
+    total: int = Field(default=500, ge=0)
+    drop_after: Duration = timedelta(days=30)
+
+    def owner_refused(self, owner: str) -> str | None:
+        """The setting that keeps `owner`'s repositories out, or None when it may come in."""
+        folded = owner.lower()
+        if folded in {o.lower() for o in self.deny_owners}:
+            return "deny_owners"
+        if self.allow_owners and folded not in {o.lower() for o in self.allow_owners}:
+            return "allow_owners"
+        return None
 
 
 class WebSettings(_Section):

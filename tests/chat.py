@@ -9,6 +9,7 @@ the typed text and the database is the real code, on a real SQLite file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,7 +18,14 @@ from bot.commands.handlers import Commands
 from bot.commands.replies import Context, Reply
 from bot.delivery.parts import Part
 from bot.delivery.platform import render_text
-from bot.settings import AckSettings, DemoSettings, OncallHandles, ScheduleSettings, Settings
+from bot.settings import (
+    AckSettings,
+    DemoSettings,
+    OncallHandles,
+    ScheduleSettings,
+    Settings,
+    SubscribingSettings,
+)
 from bot.store import Store, upgrade_database
 from digest.config import Project, WireConfig, load_config
 from digest.sources import Source, open_source
@@ -47,7 +55,9 @@ def settings_with(
     **service: object,
 ) -> Settings:
     """Service settings (no environment, no `.env`) with the demo clock at `now`, the given
-    schedule defaults and on-call handles, and [service] keys such as first_lookback."""
+    schedule defaults and on-call handles, and [service] keys such as first_lookback.
+    Open subscriptions are off unless `subscribing=` opens them (no test asks github.com)."""
+    service.setdefault("subscribing", SubscribingSettings(open="config"))
     return Settings(
         _env_file=None,
         demo=DemoSettings(now=now),
@@ -118,6 +128,7 @@ class WireChat:
         platform: ChatPlatform | None = None,
         channel: str = "C1",
         user: tuple[str, str] = ("U1", "alice"),
+        source_for: Callable[[Project], Source] = demo_source,
     ) -> None:
         self.platform = platform or ChatPlatform()
         self.store = store
@@ -125,7 +136,7 @@ class WireChat:
             store=store,
             config=config or demo_config(),
             settings=settings or demo_settings(),
-            source_for=demo_source,
+            source_for=source_for,
             platforms={self.platform.name: self.platform},
         )
         self.channel = channel

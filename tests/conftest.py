@@ -27,7 +27,7 @@ from tests.leaks import fail_on_leaked_resources  # noqa: F401  (autouse: a leak
 POSTGRES_URL = os.environ.get("WIRE_TEST_POSTGRES_URL")
 TABLES = (
     "subscriptions, channel_settings, stories, deliveries, posted_parts, acks, reminders, "
-    "webhook_events, realtime_changes, bulletins, channel_bulletins"
+    "webhook_events, realtime_changes, bulletins, channel_bulletins, open_projects"
 )
 
 

@@ -64,6 +64,7 @@ async def test_excludes_narrow_a_subscription_and_are_updated(wire: WireChat, st
 async def test_unconfigured_repositories_are_refused_without_confirming_them(
     wire: WireChat, store: Store
 ) -> None:
+    """With `[subscribing] open = "config"` (WireChat's), GitHub is never asked."""
     real = await wire("/wire subscribe pytorch/pytorch")  # exists on GitHub, not configured
     fake = await wire("/wire subscribe nobody/nothing-here")
     assert not real.ok and not fake.ok

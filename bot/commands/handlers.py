@@ -3,8 +3,9 @@
     wire = Commands(store=store, config=config, settings=settings, source_for=source_for)
     reply = await wire.handle("/wire subscribe executorch", context=context)
 
-Only projects named in the configuration can be subscribed to, and an unknown name gets
-the same answer whether or not such a repository exists: the bot never looks it up.
+Configured projects come first. With `[subscribing] open = "public"` (the default), an
+`OWNER/REPO` nobody configured is looked up on GitHub and, if public, added from chat (see
+`bot.commands.open_door`); a private repository gets the same answer as a missing one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from datetime import UTC, datetime
 
 from bot.acks.escalate import acknowledge, with_unacknowledged
 from bot.commands import grammar as g
+from bot.commands import open_replies
+from bot.commands.open_door import LookUp, OpenDoor
 from bot.commands.replies import (
     Context,
     Reply,
@@ -27,7 +30,7 @@ from bot.commands.targets import Names
 from bot.delivery.platform import Platform
 from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
 from bot.settings import Settings
-from bot.store import Store
+from bot.store import OpenProject, Store
 from digest.config import WireConfig
 from digest.errors import WireError
 
@@ -45,6 +48,7 @@ class Commands:
         settings: Settings,
         source_for: SourceFor,
         platforms: Mapping[str, Platform] | None = None,
+        look_up: LookUp | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -52,11 +56,15 @@ class Commands:
         self.source_for = source_for
         self.platforms = platforms if platforms is not None else {}
         self.names = Names(config)
+        self.door = OpenDoor(
+            store=store, config=config, settings=settings, source_for=source_for, look_up=look_up
+        )
 
     async def handle(self, text: str, *, context: Context) -> Reply:
         """Answer one command typed by `context.user_name` in `context.channel`."""
         command = g.parse(text)
         try:
+            self.names = await self.door.names()  # the configured projects, then open ones
             return await self._dispatch(command, context)
         except WireError as error:
             return rejected(str(error).rstrip("."), g.USAGE["help"])
@@ -92,16 +100,30 @@ class Commands:
     def _where(self, ctx: Context) -> dict[str, str]:
         return {"platform": ctx.platform, "workspace": ctx.workspace, "channel": ctx.channel}
 
+    async def _admitted(self, target: g.Target, ctx: Context):
+        """(repo, topic) of a target, admitting a repository nobody configured; or a Reply."""
+        if target.project is None or self.config.resolve_repo(target.project):
+            return self.names.resolve(target)
+        found = await self.door.admit(target.project, ctx)
+        if isinstance(found, Reply):
+            return found
+        self.names = await self.door.names()
+        resolved = self.names.resolve(g.Target(project=found.repo, topic=target.topic))
+        if isinstance(resolved, Reply) or not isinstance(found, OpenProject):
+            return resolved
+        return (*resolved, found, target.project)
+
     async def subscribe(self, command: g.Subscribe, ctx: Context) -> Reply:
         """Subscribe the channel to each target; twice is a no-op that says so."""
-        resolved = [self.names.resolve(t) for t in command.targets]
-        excludes = self.names.excludes(command.excludes)
+        resolved = [await self._admitted(t, ctx) for t in command.targets]
+        excludes = self.names.excludes(command.excludes)  # an open project's topics count
         for found in [*resolved, excludes]:
             if isinstance(found, Reply):
                 return found
         assert isinstance(excludes, tuple)
+        opened = {r[0]: r[2:] for r in resolved if isinstance(r, tuple) and len(r) == 4}
         lines = []
-        for repo, topic in dict.fromkeys(r for r in resolved if not isinstance(r, Reply)):
+        for repo, topic in dict.fromkeys(r[:2] for r in resolved if not isinstance(r, Reply)):
             sub, created = await self.store.subscriptions.add(
                 **self._where(ctx),
                 repo=repo,
@@ -111,7 +133,18 @@ class Commands:
             )
             name = self.names.describe(repo, topic)
             but = f" (excluding {', '.join(excludes)})" if excludes else ""
-            if created:
+            if created and repo in opened:
+                project, typed = opened[repo]
+                moved = typed if typed.lower() != project.repo.lower() else ""
+                when_next = await self.door.next_digest(ctx, self.settings.now())
+                line = open_replies.subscribed(
+                    f"{project.repo} topic:{topic}" if topic else project.repo,
+                    next_digest=when_next,
+                    topics=project.topics,
+                    moved_from=moved,
+                )
+                lines.append(line[:-1] + f"{but}." if but else line)
+            elif created:
                 lines.append(f"Subscribed this channel to {name}{but}.")
             elif set(sub.excludes) != set(excludes):
                 await self.store.subscriptions.set_excludes(sub.id, excludes)
@@ -188,7 +221,9 @@ class Commands:
         else:
             projects = list(self.config.projects)
         lines = [
-            f"{p.name}: " + (", ".join(t.name for t in p.topics) or "no configured topics")
+            f"{p.name}: "
+            + (", ".join(t.name for t in p.topics) or "no configured topics")
+            + ("" if self.config.is_configured(p.repo) else " (automatic topics, so far)")
             for p in projects
         ]
         return Reply(text="\n".join(lines or ["No projects are configured."]))

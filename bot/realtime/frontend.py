@@ -16,12 +16,14 @@ from datetime import datetime
 from aiohttp import web
 
 from bot.realtime.bulletins import Newsdesk
+from bot.realtime.open_watch import OpenWatch
 from bot.realtime.poller import Poller, PollReport
 from bot.realtime.processor import EventProcessor, SourceFor
 from bot.realtime.receiver import WebhookReceiver
 from bot.settings import Settings
 from bot.store import Store
 from digest.config import WireConfig
+from digest.sources.github.repository import RepositoryLookup, look_up_repository
 
 log = logging.getLogger("wire.realtime")
 
@@ -52,12 +54,23 @@ class Realtime:
             else None
         )
         token = settings.github.token.get_secret_value() if settings.github.token else None
+        api_url = settings.github.api_url
+
+        async def recheck(repo: str, etag: str | None) -> RepositoryLookup:
+            return await look_up_repository(repo, token=token, api_url=api_url, etag=etag)
+
         self.poller = Poller(
             store=store,
             config=config,
             newsdesk=self.newsdesk,
-            github_options={"token": token, "api_url": settings.github.api_url},
+            github_options={"token": token, "api_url": api_url},
             webhook_fresh_for=options.webhook_fresh_for,
+            watch=OpenWatch(
+                store=store,
+                config=config,
+                recheck=recheck,
+                drop_after=settings.subscribing.drop_after,
+            ),
         )
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None

@@ -8,6 +8,9 @@ conditional probe carries the ETag of the last answer and an unchanged repositor
 304: no rate-limit quota, no search (see `digest.sources.github`). Each project keeps its
 own `EtagCache` for as long as this process polls. New changes go to the `Newsdesk`, which
 judges each (repository, commit) once whoever brings it.
+
+Repositories added from chat (open projects) are polled too, after `OpenWatch` re-checked
+that GitHub still calls them public (see `bot.realtime.open_watch`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.realtime.bulletins import Newsdesk
+from bot.realtime.open_watch import OpenWatch
 from bot.schedule.newsroom import default_source
 from bot.store import Store
 from digest.config import Project, WireConfig
@@ -60,6 +64,7 @@ class Poller:
         newsdesk: Newsdesk,
         github_options: dict[str, Any],
         webhook_fresh_for: timedelta,
+        watch: OpenWatch | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -67,6 +72,7 @@ class Poller:
         self.github_options = dict(github_options)
         self.webhook_fresh_for = webhook_fresh_for
         self.caches: dict[str, EtagCache] = {}
+        self.watch = watch
 
     async def poll(self, now: datetime | None = None) -> PollReport:
         """Poll every project whose webhook is not fresh, once; up to `CONCURRENCY` projects
@@ -83,6 +89,8 @@ class Poller:
                 report.served_by_webhook.append(project.repo)
             else:
                 due.append(project)
+        opened = await self.watch.due(now) if self.watch is not None else []
+        due += opened
         gate = asyncio.Semaphore(CONCURRENCY)
 
         async def read(project: Project) -> list[Activity] | None:
@@ -102,6 +110,8 @@ class Poller:
                 report.failed.append(project.repo)
                 continue
             report.polled.append(project.repo)
+            if self.watch is not None and project in opened:
+                await self.watch.note_topics(project.repo, activities)
             judged = await self.newsdesk.judge(activities, via="poll", now=now)
             report.changes += judged.changes
             report.queued += judged.queued

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from bot import metrics, progress
 from bot.store import Subscription
 from digest.config import Project, WireConfig, topic_key
+from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
 from digest.pipeline import compose_activities
 from digest.reading.classify import classify
@@ -118,6 +119,12 @@ async def compose_filter(
         label = f"gathering {story_filter.describe()}, {window.label()}"
         activities = await progress.gather([source_for(p) for p in projects], window, label=label)
         kept = apply_excludes(activities, excludes=story_filter.excludes, config=config)
-        return await compose_activities(
-            kept, config=config, window=window, topic=story_filter.topic, repos=repos
-        )
+        try:
+            return await compose_activities(
+                kept, config=config, window=window, topic=story_filter.topic, repos=repos
+            )
+        except UnknownTopicError:
+            if all(config.is_configured(repo) for repo in repos):
+                raise
+            # an automatic topic of a repository added from chat, quiet in this window
+            return await compose_activities([], config=config, window=window, repos=repos)

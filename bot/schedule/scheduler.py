@@ -27,6 +27,7 @@ from bot.delivery.worker import Summary, Worker
 from bot.schedule.crontab import last_fire, trigger_for
 from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
 from bot.schedule.reported import note_bulletins
+from bot.schedule.shared_reads import SharedReads
 from bot.settings import Settings
 from bot.store import ChannelSettings, Store, Subscription
 from digest.config import WireConfig
@@ -144,12 +145,13 @@ class Scheduler:
         plans = await self.plans(now)
         report.due = len(plans)
         composed: dict[tuple[Filter, Window], Story | None] = {}
+        reads = SharedReads(self.source_for)  # each repository's window read once this pass
         for plan in plans:
             stories = []
             for story_filter in plan.filters:
                 shared = (story_filter, plan.window)
                 if shared not in composed:
-                    composed[shared] = await self._compose(story_filter, plan.window, report)
+                    composed[shared] = await self._compose(story_filter, plan.window, report, reads)
                 stories.append(composed[shared])
             if any(story is None for story in stories):
                 continue  # retried on the next pass, with the same window
@@ -162,10 +164,12 @@ class Scheduler:
             )
         return report
 
-    async def _compose(self, story_filter: Filter, window: Window, report: RunReport):
+    async def _compose(
+        self, story_filter: Filter, window: Window, report: RunReport, reads: SharedReads
+    ):
         try:
             story = await compose_filter(
-                story_filter, config=self.config, window=window, source_for=self.source_for
+                story_filter, config=self.config, window=window, source_for=reads
             )
         except WireError as error:
             log.warning("could not compose %s: %s", story_filter.describe(), error)

@@ -23,6 +23,7 @@ from bot.store.database import Database
 from bot.store.deliveries import Deliveries, check_failure
 from bot.store.engine import make_engine, parse_url, upgrade_database
 from bot.store.listing import DeliveryListing
+from bot.store.open_projects import OpenProject, OpenProjects
 from bot.store.records import (
     Ack,
     AckResult,
@@ -48,6 +49,7 @@ __all__ = [
     "DeliveryInfo",
     "Enqueued",
     "ItemMessage",
+    "OpenProject",
     "PostedPart",
     "Store",
     "Subscription",
@@ -76,6 +78,7 @@ class Store:
         self.changes = Changes(self.db)
         self.bulletins = Bulletins(self.db)
         self.archive = StoryArchive(self.db)
+        self.open_projects = OpenProjects(self.db)  # repositories added from chat
 
     @classmethod
     def from_url(cls, url: str | URL, *, pool_size: int = 5) -> Store:

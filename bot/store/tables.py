@@ -183,3 +183,25 @@ class ReminderRow(Base):
     item_id: Mapped[str] = mapped_column(String(64))
     channel: Mapped[str] = mapped_column(String(128))
     sent_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class OpenProjectRow(Base):
+    """A repository a channel added from chat (`/wire subscribe OWNER/REPO`), not configured.
+
+    `key` is the repository in lower case, so two replicas adding it at once make one row.
+    `topics` are the automatic topics seen so far; `etag` is the last `GET /repos` answer's,
+    so a re-check of an unchanged repository costs no quota. `followed_at` is the last time
+    a channel was seen following it (a project nobody follows for long is dropped)."""
+
+    __tablename__ = "open_projects"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    repo: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(200))
+    default_branch: Mapped[str] = mapped_column(String(200))
+    source: Mapped[str] = mapped_column(String(300))
+    topics: Mapped[list[str]] = mapped_column(JSON, default=list)
+    etag: Mapped[str | None] = mapped_column(String(200))
+    added_by: Mapped[str] = mapped_column(String(128), default="")
+    added_at: Mapped[datetime] = mapped_column(default=utcnow)
+    followed_at: Mapped[datetime] = mapped_column(default=utcnow)

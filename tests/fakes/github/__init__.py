@@ -16,6 +16,7 @@ next matching requests before any real handling.
 | `server` | `FakeGitHub`: the loopback server, authentication, routing, recording |
 | `graphql_api` | search and repository queries, cursor paging, query cost (the query side) |
 | `rest` | the paged commits list and its ETag / 304 (the pagination and cache side) |
+| `repos` | `GET /repos/{owner}/{repo}`: visibility, archived, renames (301), ETag / 304 |
 | `limits` | quotas, `x-ratelimit-*` headers and scripted failures (the rate-limit side) |
 | `records` | `FakePull`, `pulls_from_activities`, the recorded requests |
 | `described` | GitHub's published GraphQL schema and REST description |

@@ -1,6 +1,6 @@
 """The fake's REST side: the paged commits list with its ETag, checked against the OpenAPI.
 
-Only `GET /repos/{owner}/{repo}/commits` is served; any other documented path is answered 404
+Only `GET /repos/{owner}/{repo}/commits` is served here (`repos` serves the repository); any other documented path is answered 404
 and listed in `problems`. The list is paged by `per_page`/`page` with a `Link` header, tagged
 with a weak ETag, and answered 304 (costing no quota) when `If-None-Match` names that tag.
 """
@@ -29,6 +29,9 @@ class CommitsEndpoint:
 
     def _rest(self, request: web.Request) -> web.StreamResponse:
         path = request.path.removeprefix(self.rest_prefix)
+        by_id = re.fullmatch(r"/repositories/(\d+)", path)
+        if by_id and request.method == "GET":  # where GitHub redirects a renamed repository
+            return self._repository_by_id(request, int(by_id.group(1)))
         declared = self._documented(request.method, path, set(request.query))
         if declared is None:
             return self._json(404, {"message": "Not Found", "documentation_url": DOCS}, "core")
@@ -36,6 +39,9 @@ class CommitsEndpoint:
             return self._rate_limit()  # answered even with no quota left, as on GitHub
         if self.quota["core"].remaining <= 0:
             return self._exhausted("core")
+        repository = re.fullmatch(r"/repos/([^/]+)/([^/]+)", path)
+        if repository and request.method == "GET":
+            return self._repository_answer(request, *repository.groups())
         match = re.fullmatch(r"/repos/([^/]+)/([^/]+)/commits", path)
         if match and request.method == "GET":
             return self._commits(request, *match.groups())

@@ -12,10 +12,11 @@ from aiohttp import web
 from tests.fakes.github.graphql_api import GraphQLEndpoint
 from tests.fakes.github.limits import Quota, RateLimits, Scripted
 from tests.fakes.github.records import DOCS, FakePull, Recorded
+from tests.fakes.github.repos import RepoFacts, RepositoryEndpoint
 from tests.fakes.github.rest import CommitsEndpoint
 
 
-class FakeGitHub(RateLimits, CommitsEndpoint, GraphQLEndpoint):
+class FakeGitHub(RateLimits, RepositoryEndpoint, CommitsEndpoint, GraphQLEndpoint):
     """Serves github.com (or, with `enterprise`, a GHES host under /api) on 127.0.0.1."""
 
     def __init__(
@@ -32,6 +33,8 @@ class FakeGitHub(RateLimits, CommitsEndpoint, GraphQLEndpoint):
         self.rest_prefix = "/api/v3" if enterprise else ""
         self.graphql_path = "/api/graphql" if enterprise else "/graphql"
         self.repos: dict[str, list[FakePull]] = {}
+        self.facts: dict[str, RepoFacts] = {}  # lower-case repo → visibility, archived, …
+        self.moved: dict[str, str] = {}  # lower-case old name → the new one (301)
         self.requests: list[Recorded] = []
         self.problems: list[str] = []
         self.quota = {"core": Quota(), "graphql": Quota()}

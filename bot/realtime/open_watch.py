@@ -1,0 +1,136 @@
+"""Open projects at poll time: which to read, which to withdraw, which to drop.
+
+Before the poller reads a repository added from chat (see `bot.commands.open_door`), it
+asks GitHub again with the ETag of the last answer: an unchanged repository answers 304,
+which costs no quota. One GitHub no longer calls public (made private or internal, or
+gone) is withdrawn at once: its subscriptions and its row are deleted, and each channel
+that followed it is told once, through the outbox, that it stops. A rate limit or an
+unreachable GitHub skips the repository for this poll. A project no channel followed for
+`[subscribing] drop_after` is dropped; topics seen in a poll join the project's topics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime, timedelta
+
+from bot.commands.open_door import topics_seen
+from bot.store import OpenProject, Store
+from digest.config import Project, WireConfig
+from digest.model import Activity, Story, Window, stable_id
+from digest.sources.github.repository import RepositoryLookup
+
+log = logging.getLogger("wire.realtime.open")
+CONCURRENCY = 8  # re-checks at once
+ReCheck = Callable[[str, str | None], Awaitable[RepositoryLookup]]  # (repo, etag)
+
+
+def withdrawal_notice(repo: str, now: datetime) -> Story:
+    """The one message a channel gets when a repository it followed stops being public."""
+    return Story(
+        id=stable_id("withdrawn", repo.lower(), now.date().isoformat()),
+        window=Window(since=now - timedelta(minutes=1), until=now),
+        repos=(repo,),
+        headline=f"NO MORE NEWS OF {repo.upper()}",
+        lede=(
+            f"{repo} is no longer a public repository on GitHub, so this channel stops "
+            "following it."
+        ),
+    )
+
+
+class OpenWatch:
+    """Re-checks, withdraws and drops open projects for the poller."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: WireConfig,
+        recheck: ReCheck,
+        drop_after: timedelta,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.recheck = recheck
+        self.drop_after = drop_after
+
+    async def due(self, now: datetime) -> list[Project]:
+        """The open projects to read in this poll, as projects of the `github:` source."""
+        subs = await self.store.subscriptions.list()
+        followed = {s.repo.lower() for s in subs if s.repo}
+        stored = await self.store.open_projects.list()
+        await self.store.open_projects.followed(
+            [p.repo for p in stored if p.key in followed], now=now
+        )
+        dropped = await self.store.open_projects.drop_unfollowed(before=now - self.drop_after)
+        if dropped:
+            log.info("dropped %d open project(s) no channel followed: %s", len(dropped), dropped)
+        candidates = [
+            p
+            for p in stored
+            if p.key in followed
+            and p.repo not in dropped
+            and not self.config.is_configured(p.repo)  # the configuration covers it
+        ]
+        gate = asyncio.Semaphore(CONCURRENCY)
+
+        async def check(project: OpenProject) -> bool:
+            async with gate:
+                return await self._still_public(project, now)
+
+        public = await asyncio.gather(*(check(p) for p in candidates))
+        return [
+            Project(repo=p.repo, name=p.name, source=p.source)
+            for p, ok in zip(candidates, public, strict=True)
+            if ok
+        ]
+
+    async def _still_public(self, project: OpenProject, now: datetime) -> bool:
+        found = await self.recheck(project.repo, project.etag)
+        if found.outcome == "unchanged":
+            return True
+        if found.outcome in ("limited", "unreachable"):
+            log.info("re-checking %s: GitHub %s; skipped this poll", project.repo, found.outcome)
+            return False
+        info = found.info
+        if found.outcome == "found" and info is not None and info.is_public:
+            await self.store.open_projects.update(project.repo, etag=found.etag)
+            return True
+        await self.withdraw(project.repo, now)
+        return False
+
+    async def withdraw(self, repo: str, now: datetime) -> int:
+        """Stop following `repo`: tell each channel once, delete its subscriptions and row."""
+        notice = withdrawal_notice(repo, now)
+        told = 0
+        for sub in await self.store.subscriptions.list():
+            if sub.repo is None or sub.repo.lower() != repo.lower():
+                continue
+            queued = await self.store.deliveries.enqueue(
+                notice, platform=sub.platform, workspace=sub.workspace, channel=sub.channel
+            )
+            told += int(queued.created)
+            await self.store.subscriptions.remove(
+                platform=sub.platform,
+                workspace=sub.workspace,
+                channel=sub.channel,
+                repo=sub.repo,
+                topic=sub.topic,
+            )
+        await self.store.open_projects.remove(repo)
+        log.warning("%s is no longer public: withdrawn, %d channel(s) told", repo, told)
+        return told
+
+    async def note_topics(self, repo: str, activities: Iterable[Activity]) -> None:
+        """Add the automatic topics of `activities` to the open project's topics."""
+        seen = topics_seen(list(activities), self.config)
+        if not seen:
+            return
+        project = await self.store.open_projects.get(repo)
+        if project is not None and set(seen) - set(project.topics):
+            await self.store.open_projects.update(
+                repo, topics=tuple(dict.fromkeys((*project.topics, *seen)))
+            )

@@ -1,0 +1,125 @@
+"""Repositories added from chat at poll and digest time, against the loopback GitHub: the
+poller re-checks each with a conditional request (free when unchanged) and reads it like a
+configured one, bulletins included; one made private stops and its channels are told once;
+one nobody follows for `drop_after` is dropped; a digest round reads each repository's
+window once however many filters include it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+
+from bot.app.service import source_factory
+from bot.delivery.worker import Worker
+from bot.realtime import Realtime
+from bot.schedule.scheduler import Scheduler
+from bot.store import Store
+from digest.config import WireConfig
+from tests.chat import ChatPlatform
+from tests.fakes.github import FakeGitHub
+from tests.open_github import TOKEN, load_activity, open_chat, open_settings
+
+LANDED = datetime(2026, 5, 26, 5, 18, 31, tzinfo=UTC)  # the demo's CI-gate change (#619)
+NOW = LANDED + timedelta(minutes=1)
+GATES = "acme/ci-gates"  # the demo's ci-infra activity, under a name nobody configured
+
+
+@pytest.fixture
+async def github() -> AsyncIterator[FakeGitHub]:
+    async with FakeGitHub(tokens=[TOKEN]) as fake:
+        load_activity(fake, "pytorch-ci-infra-2026-05.jsonl", repo=GATES, until=NOW)
+        yield fake
+        assert fake.problems == []
+
+
+def realtime(store: Store, github: FakeGitHub, **rules: object) -> Realtime:
+    settings = open_settings(github.url, now=NOW, **rules)
+    return Realtime(
+        store=store, config=WireConfig(), settings=settings, source_for=source_factory(settings)
+    )
+
+
+async def test_a_poll_reads_an_open_project_and_sends_its_bulletin(
+    store: Store, github: FakeGitHub
+) -> None:
+    with time_machine.travel(NOW, tick=True):
+        assert (await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")).ok
+        poller = realtime(store, github)
+        report = await poller.poll(NOW)
+        assert report.polled == [GATES] and report.queued == 1
+        [queued] = await store.listing.list()
+        story = await store.stories.get(queued.story_id)
+        assert queued.channel == "C1" and [r.number for r in story.references] == [619]
+        before = github.counters()
+        again = await poller.poll(NOW + timedelta(minutes=2))
+    assert again.polled == [GATES] and again.queued == 0
+    cost = {k: github.counters()[k] - before[k] for k in before}
+    assert cost == {"graphql_requests": 0, "rest_requests": 2, "core_quota": 0, "graphql_quota": 0}
+    assert [r.status for r in github.requests[-2:]] == [304, 304]  # repository, then commits
+
+
+async def test_a_repository_made_private_stops_and_its_channels_are_told_once(
+    store: Store, github: FakeGitHub
+) -> None:
+    with time_machine.travel(NOW, tick=True):
+        for channel in ("C1", "C2"):
+            chat = open_chat(store, github.url, now=NOW, channel=channel)
+            assert (await chat(f"/wire subscribe {GATES}")).ok
+        poller = realtime(store, github)
+        await poller.poll(NOW - timedelta(hours=2))  # nothing new then
+        github.add_repository(GATES, visibility="private")
+        report = await poller.poll(NOW)
+        again = await poller.poll(NOW + timedelta(minutes=2))
+    assert report.polled == [] and again.polled == [] and report.queued == 0
+    assert await store.subscriptions.list() == [] and await store.open_projects.list() == []
+    told = await store.listing.list()
+    assert sorted(d.channel for d in told) == ["C1", "C2"]
+    assert {d.headline for d in told} == {"NO MORE NEWS OF ACME/CI-GATES"}
+    platform = ChatPlatform()
+    await Worker(store, {"chat": platform}).run_once()
+    assert "is no longer a public repository on GitHub" in platform.texts("C1")
+    assert "619" not in platform.texts()  # nothing of it after it went private
+    refused = await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")
+    assert "GitHub has no public repository" in refused
+
+
+async def test_a_project_nobody_follows_for_drop_after_is_dropped(
+    store: Store, github: FakeGitHub
+) -> None:
+    with time_machine.travel(NOW, tick=True):
+        chat = open_chat(store, github.url, now=NOW)
+        await chat(f"/wire subscribe {GATES}")
+        await chat(f"/wire unsubscribe {GATES}")
+        poller = realtime(store, github, drop_after=timedelta(days=30))
+        await poller.poll(NOW + timedelta(days=29))
+        assert [p.repo for p in await store.open_projects.list()] == [GATES]
+        await poller.poll(NOW + timedelta(days=30, minutes=1))
+    assert await store.open_projects.list() == []
+
+
+async def test_a_digest_round_reads_each_repository_window_once(
+    store: Store, github: FakeGitHub
+) -> None:
+    settings = open_settings(github.url, now=NOW)
+    platform = ChatPlatform()
+    with time_machine.travel(NOW, tick=True):
+        for channel, extra in (("C1", ""), ("C2", " -author:nobody"), ("C3", " -author:someone")):
+            chat = open_chat(store, github.url, now=NOW, channel=channel)
+            assert (await chat(f"/wire subscribe {GATES}{extra}")).ok
+        scheduler = Scheduler(
+            store=store,
+            config=WireConfig(),
+            settings=settings,
+            source_for=source_factory(settings),
+            platforms={"chat": platform},
+            worker=Worker(store, {"chat": platform}),
+        )
+        before = len(github.requests)
+        report = await scheduler.run_due(NOW)
+    assert (report.due, report.composed, report.enqueued) == (3, 3, 3)
+    probes = [r for r in github.requests[before:] if r.path == f"/repos/{GATES}/commits"]
+    assert len(probes) == 1  # three filters, one read of its window
+    assert all("pull/619" in platform.texts(c) for c in ("C1", "C2", "C3"))
