@@ -23,6 +23,8 @@ from digest.reading.text import content_words, jaccard
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3
+# Titles this alike are one change told twice ("Fix X", "Fix X 2"): always one sentence.
+SAME_TITLE_SIMILARITY = 0.75
 MAX_RELATED = 2
 # A window of at most this many changes is quiet: its story is short and says so.
 QUIET_MAX_CHANGES = 3
@@ -61,15 +63,16 @@ def body_limits(window: Window, config: WireConfig, *, changes: int | None) -> B
 
     A day's body has 4 to `max_body_sentences` sentences and at most `max_body_words`
     words; each unit of budget beyond a day's adds a sentence and 20 words. A quiet
-    window (1–3 changes, `news_count`) needs only one sentence and allows one a change,
-    plus one for its folded dependency bumps.
+    window (1–3 changes told, `told_count`) needs only one sentence and allows one a change,
+    plus one for its folded dependency bumps and one for its counted trivia.
     """
     limits = config.digest
     extra = story_budget(window) - DAY_BUDGET
     quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
     return BodyLimits(
         min_sentences=1 if quiet else 4,
-        max_sentences=changes + 1 if quiet and changes else limits.max_body_sentences + extra,
+        # one a change, and one each for the counted bumps and the counted trivia
+        max_sentences=changes + 2 if quiet and changes else limits.max_body_sentences + extra,
         max_words=limits.max_body_words + 20 * extra,
     )
 
@@ -108,6 +111,16 @@ def folds_trivia(window: Window, events: Iterable[Event]) -> bool:
     """True when trivia (`Event.trivia`) is counted rather than told: in a window longer
     than a day that is not quiet. A day names few enough changes to name them."""
     return window_days(window) > 1 and not is_quiet(news_count(events))
+
+
+def told_count(events: Sequence[Event], window: Window) -> int:
+    """How many changes a story of `window` tells of: its news, once routine bumps and the
+    trivia the window counts (`split_news`) are set aside, project by project."""
+    fold = folds_trivia(window, events)
+    by_repo: dict[str, list[Event]] = {}
+    for event in events:
+        by_repo.setdefault(event.repo, []).append(event)
+    return sum(len(split_news(group, fold_trivia=fold)[0]) for group in by_repo.values())
 
 
 # Trivia counted in every window, a day's too: what the project does to keep house.
@@ -193,6 +206,11 @@ def _title_words(event: Event) -> set[str]:
     return content_words(event.subject.replace("_", " "))
 
 
+def same_change(one: Event, other: Event) -> bool:
+    """True when two titles are one change told twice ("Fix X", "Fix X 2")."""
+    return jaccard(_title_words(one), _title_words(other)) >= SAME_TITLE_SIMILARITY
+
+
 def group_units(
     ranked: list[tuple[Event, float]],
     *,
@@ -245,7 +263,8 @@ def group_units(
             if len(top) < per_project and not capped:
                 # Related changes share a sentence only when there are more than fit.
                 crowded = len(candidates) > per_project
-                related = _related(event, candidates, used, words) if crowded else ()
+                alike = RELATED_TITLE_SIMILARITY if crowded else SAME_TITLE_SIMILARITY
+                related = _related(event, candidates, used, words, alike)
                 if event.release is not None:  # one sentence tells every release
                     related = _releases(event, candidates, used)
                 ships = tuple(e for r in (event, *related) for e in shipped.get(r.activity.sha, ()))
@@ -297,8 +316,13 @@ def _releases(lead: Event, events: list[tuple[Event, float]], used: set[str]) ->
 
 
 def _related(
-    lead: Event, events: list[tuple[Event, float]], used: set[str], words: dict[str, set[str]]
+    lead: Event,
+    events: list[tuple[Event, float]],
+    used: set[str],
+    words: dict[str, set[str]],
+    alike: float,
 ) -> tuple[Event, ...]:
+    """Events whose titles share at least `alike` of their words with the lead's."""
     if lead.kind in ("revert", "reland", "release"):
         return ()
     lead_words = words[lead.activity.sha]
@@ -306,7 +330,7 @@ def _related(
     for other, _ in events:
         if other.activity.sha in used or other.kind in ("revert", "reland", "release"):
             continue
-        if jaccard(lead_words, words[other.activity.sha]) >= RELATED_TITLE_SIMILARITY:
+        if jaccard(lead_words, words[other.activity.sha]) >= alike:
             related.append(other)
             used.add(other.activity.sha)
             if len(related) == MAX_RELATED:

@@ -66,3 +66,17 @@ def days_and_weeks(activities: tuple[Activity, ...]) -> list[Window]:
         found.append(Window(since=monday, until=monday + timedelta(days=7)))
         monday += timedelta(days=7)
     return found
+
+
+@cache
+def every_story() -> tuple[tuple[str, Story], ...]:
+    """The story of every UTC day and Monday-to-Monday week of every activity file, composed
+    with the example configuration, labelled "<file> <since>+<days>d"."""
+    config = example_config()
+    stories = []
+    for path in sorted(ACTIVITY.glob("*.jsonl")):
+        activity = tuple(ReplaySource(path).read_all())
+        for span in days_and_weeks(activity):
+            label = f"{path.stem} {span.since:%Y-%m-%d}+{(span.until - span.since).days}d"
+            stories.append((label, compose(activity, config=config, window=span)))
+    return tuple(stories)

@@ -4,6 +4,7 @@ change says what it does."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from digest.compose import compose
@@ -96,3 +97,18 @@ def test_a_related_change_says_what_it_does() -> None:
     body = " ".join(s.text for s in story.body)
     assert "related change" not in body
     assert "`arr.eval`" in body
+
+
+def test_one_change_told_twice_is_one_clause_with_both_citations() -> None:
+    story = compose(
+        [
+            change("Add a shop space for comparing methods", "src/shop/app.py", n=0),
+            change("FIX Shop deployment workflow error", "src/shop/deploy.py", n=1),
+            change("FIX Shop deployment workflow error 2", "src/shop/deploy.py", n=2),
+        ],
+        config=config(),
+        window=DAY,
+    )
+    body = " ".join(s.text for s in story.body)
+    assert body.count("deployment workflow error") == 1, body
+    assert re.search(r"deployment workflow error(?: 2)? \[\d\]\[\d\]", body), body

@@ -68,7 +68,8 @@ def test_rule_7_limits_scale_with_the_budget_and_relax_for_a_quiet_window() -> N
     week = body_limits(span(days=7), config, changes=100)
     assert (week.min_sentences, week.max_sentences, week.max_words) == (4, 15, 320)
     quiet = body_limits(span(days=1), config, changes=2)
-    assert (quiet.min_sentences, quiet.max_sentences) == (1, 3)  # a sentence a change + bumps
+    # a sentence a change, one for the counted bumps and one for the counted trivia
+    assert (quiet.min_sentences, quiet.max_sentences) == (1, 4)
     assert body_limits(span(days=1), config, changes=None).min_sentences == 4
 
 
@@ -251,3 +252,24 @@ def test_dependency_updates_are_counted_as_event_bump_reads_them() -> None:
     assert by_number[2].bump is None and by_number[3].bump is None  # configuration
     assert bump_count([by_number[2], by_number[3]]) == 0
     assert bump_count([by_number[4]]) == 1  # a pin is one update
+
+
+def test_a_week_of_one_change_among_docs_and_bumps_is_quiet_and_counts_them() -> None:
+    docs = [
+        change(n, f"docs: fix typo in the guide page {n}", path=f"docs/guide/p{n}.md")
+        for n in range(1, 4)
+    ]
+    bumps = [
+        change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1", author="dependabot[bot]")
+        for n in range(4, 6)
+    ]
+    story = compose(
+        [*docs, *bumps, change(9, "Show the direct path type in the bad character warning")],
+        config=WireConfig(),
+        window=span(days=7),
+    )
+    assert story.lede.startswith(
+        "A quiet week for widget: besides three documentation changes and two dependency "
+        "updates, its only change showed"
+    ), story.lede
+    assert story.checks.passed, story.checks.problems

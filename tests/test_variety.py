@@ -7,11 +7,9 @@ from datetime import UTC, datetime
 
 from digest.check.proofread import CONNECTIVES
 from digest.check.variety import scaffold, variety
-from digest.compose import compose
 from digest.compose.body import OPENINGS
 from digest.model import Sentence, Story, Window
-from digest.sources.replay import ReplaySource
-from tests.digest_data import ACTIVITY, days_and_weeks, example_config
+from tests.digest_data import every_story, example_config
 
 WINDOW = Window(since=datetime(2026, 5, 4, tzinfo=UTC), until=datetime(2026, 5, 5, tzinfo=UTC))
 
@@ -62,13 +60,8 @@ def test_every_opening_the_composer_uses_is_a_connective_the_proofread_knows() -
 
 def test_no_connective_or_scaffold_runs_through_a_third_of_the_feed() -> None:
     config = example_config()
-    stories, names = [], set()
-    for path in sorted(ACTIVITY.glob("*.jsonl")):
-        activity = tuple(ReplaySource(path).read_all())
-        for window in days_and_weeks(activity):
-            composed = compose(activity, config=config, window=window)
-            stories.append(composed)
-            names.update(config.project(repo).name for repo in composed.repos)
+    stories = [story for _, story in every_story()]
+    names = {config.project(repo).name for story in stories for repo in story.repos}
     measured = variety(stories, names)
     worst, share = measured.worst_connective()
     print(

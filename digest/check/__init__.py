@@ -15,7 +15,7 @@ from digest.errors import StoryCheckError
 from digest.model import Activity, CheckFigures, Reference, Story
 from digest.rank import rank
 from digest.reading.classify import Event, classify_one
-from digest.select import news_count
+from digest.select import told_count
 
 __all__ = ["check_story", "expected_urgencies", "require_integrity"]
 
@@ -89,7 +89,7 @@ def check_story(
 
     words = sum(len(s.text.split()) for s in story.body)
     problems += shape.length(
-        story, config, changes=news_count(events) if events else None, words=words
+        story, config, changes=told_count(events, story.window) if events else None, words=words
     )
 
     return CheckFigures(

@@ -35,6 +35,7 @@ from digest.reading.language_words import (
     DETERMINERS,
     PARTICLES,
     PREPOSITIONS,
+    inflections,
     is_identifier,
     noun_lemma,
     parts_of_speech,
@@ -227,9 +228,10 @@ def has_finite_verb(tokens: Sequence[Token]) -> bool:
     first in the sentence, and not after a number, article or adjective ("3.15 wheels",
     "the fused op", "new tests" are noun phrases)."""
     previous = ""  # the word before, or "" at the start of a sentence or clause
+    subject = ""  # the two words before, when they are the composer's "only change"
     for token in tokens:
         if token.text in (":", ";", ","):
-            previous = ""
+            previous = subject = ""
             continue
         if not re.search(r"\w", token.text) or token.text.startswith("`"):
             continue
@@ -240,8 +242,22 @@ def has_finite_verb(tokens: Sequence[Token]) -> bool:
             return True
         if form in ("VBZ", "VBD") and previous and not _modifies(previous, key):
             return True
+        # "whose only change set X": a past tense spelled as its base form ("set", "put"),
+        # after the quiet lede's subject.
+        if form == "VB" and subject == f"only {previous}" and key in _past_forms(key):
+            return True
+        subject = f"{previous} {key}" if previous == "only" and key in _CHANGE_NOUNS else ""
         previous = key
     return False
+
+
+# Nouns a composed sentence uses as the subject of a change's verb.
+_CHANGE_NOUNS = frozenset({"change", "fix", "commit"})
+
+
+def _past_forms(word: str) -> tuple[str, ...]:
+    lemma = verb_lemma(word)
+    return inflections(lemma).get("VBD", ()) if lemma else ()
 
 
 def _modifies(before: str, word: str) -> bool:

@@ -30,7 +30,7 @@ from digest.model import Activity
 from digest.reading.classify import Event
 from digest.reading.text import join_words
 from digest.reading.why import quotation
-from digest.select import Unit
+from digest.select import Unit, same_change
 
 MAX_CITATIONS = 3
 # Connectives that open a further sentence about the same subject: for a change of the same
@@ -202,7 +202,8 @@ def unit_sentence(
     sentence += f" {cite_capped(*own)}"
     room = MAX_CITATIONS - len({a.sha for a in own})
     shown = [e.activity for e in unit.related][: max(0, room)]
-    if shown and related and "“" not in sentence:
+    retold = all(same_change(event, e) for e in unit.related)
+    if shown and related and "“" not in sentence and not retold:
         # After a quotation, a clause of ours would read as the author's: it is folded.
         sentence += related_clause(predicate, unit.related[: len(shown)])
     elif shown:

@@ -8,10 +8,12 @@ fit beside the ones before them.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from digest.compose.body import _PLAIN, MAX_CITATIONS, Openings
 from digest.compose.citations import cite
 from digest.compose.phrases import count_word, topic_of
+from digest.reading.classify import Event
 from digest.reading.text import join_words
 from digest.select import ProjectPick, Unit, bump_count
 
@@ -68,6 +70,16 @@ def _trivia_word(trivia: str | None) -> str:
     return "internal" if trivia is None else _TRIVIA_WORDS.get(trivia, "housekeeping")
 
 
+def trivia_noun(trivia: Sequence[Event]) -> str:
+    """Counted trivia as a noun phrase: "three documentation and lint changes" ("" for none)."""
+    if not trivia:
+        return ""
+    count = len(trivia)
+    kinds = sorted({_trivia_word(e.trivia) for e in trivia})
+    noun = "change" if count == 1 else "changes"
+    return f"{count_word(count)} {join_words(kinds, 'or' if count == 1 else 'and')} {noun}"
+
+
 def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
     """What a story counts instead of telling, as (verb phrase, its number): trivia ("makes
     five documentation changes") and routine bumps ("updates eight dependencies"), each cited
@@ -76,11 +88,7 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
     room = MAX_CITATIONS
     if pick.trivia:
         count = len(pick.trivia)
-        kinds = sorted({_trivia_word(e.trivia) for e in pick.trivia})
-        noun = "change" if count == 1 else "changes"
-        clause = (
-            f"makes {count_word(count)} {join_words(kinds, 'or' if count == 1 else 'and')} {noun}"
-        )
+        clause = f"makes {trivia_noun(pick.trivia)}"
         if count <= room:
             clause += f" {cite(*(e.activity for e in pick.trivia))}"
             room -= count

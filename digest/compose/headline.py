@@ -7,6 +7,7 @@ two projects, in the past tense. A quiet window (1–3 changes) says that it was
 from __future__ import annotations
 
 from digest.compose.citations import Draft
+from digest.compose.counts import trivia_noun
 from digest.compose.phrases import (
     _name,
     _predicate,
@@ -21,8 +22,8 @@ from digest.select import ProjectPick, Unit, bump_count, is_quiet, window_days
 
 
 def news(picks: list[ProjectPick]) -> int:
-    """How many changes the story tells of, its folded dependency bumps aside."""
-    return sum(p.landed - len(p.bumps) for p in picks)
+    """How many changes the story tells of, its folded dependency bumps and trivia aside."""
+    return sum(p.landed - len(p.bumps) - len(p.trivia) for p in picks)
 
 
 def write_headline(
@@ -100,7 +101,10 @@ def write_lede(
         lead = _lede_phrase(picks[0].lead)
         bumps = bump_count(e for p in picks for e in p.bumps)
         updates = "update" if bumps == 1 else "updates"
-        besides = f"besides {count_word(bumps)} dependency {updates}, " if bumps else ""
+        counted = [trivia_noun([e for p in picks for e in p.trivia])]
+        counted.append(f"{count_word(bumps)} dependency {updates}" if bumps else "")
+        listed = [c for c in counted if c]
+        besides = f"besides {join_words(listed)}, " if listed else ""
         if landed == 1 and not besides:
             return f"A quiet {period} for {names}{on}, whose only change {lead}."
         if landed == 1:
