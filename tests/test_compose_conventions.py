@@ -8,6 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from digest.compose import compose
+from digest.compose.housekeeping import languages_in
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Window
 from digest.reading.classify import classify_one
@@ -112,3 +113,24 @@ def test_one_change_told_twice_is_one_clause_with_both_citations() -> None:
     body = " ".join(s.text for s in story.body)
     assert body.count("deployment workflow error") == 1, body
     assert re.search(r"deployment workflow error(?: 2)? \[\d\]\[\d\]", body), body
+
+
+def test_housekeeping_is_counted_in_a_clause_of_what_it_did_never_named() -> None:
+    week = Window(since=DAY.since, until=DAY.since + timedelta(days=7))
+    work = [change(f"feat: Add export format {n}", f"src/export/f{n}.py", n=n) for n in range(6)]
+    translations = [
+        change(f"Update {code} translation", f"docs/locales/{code}.json", n=10 + i)
+        for i, code in enumerate(("fr", "ja", "pt-BR", "de"))
+    ]
+    changelog = change("Update CHANGELOG for the next release", "CHANGELOG.md", n=20)
+    story = compose([*work, *translations, changelog], config=config(), window=week)
+    told = " ".join(s.text for s in story.body)
+    assert "updates translations in four languages" in told, told
+    assert "updates the changelog and release notes" in told, told
+    assert "translation" not in story.headline.lower()
+    assert not any("Update fr translation" in s.text for s in story.body)
+
+
+def test_languages_are_read_from_locale_folders_only() -> None:
+    paths = ["i18n/pt_BR/messages.po", "locales/fr.json", "src/io/ja.py", "docs/lang/ja/index.md"]
+    assert languages_in(paths) == {"pt-br", "fr", "ja"}

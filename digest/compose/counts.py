@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from digest.compose.body import _PLAIN, MAX_CITATIONS, Openings
 from digest.compose.citations import cite
+from digest.compose.housekeeping import NAMED_KINDS, housekeeping_clause
 from digest.compose.phrases import count_word, topic_of
 from digest.reading.classify import Event
 from digest.reading.text import join_words
@@ -86,13 +87,23 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
     when its citations fit beside the ones before it."""
     clauses: list[tuple[str, int]] = []
     room = MAX_CITATIONS
-    if pick.trivia:
-        count = len(pick.trivia)
-        clause = f"makes {trivia_noun(pick.trivia)}"
+    told = [e for e in pick.trivia if e.trivia not in NAMED_KINDS]
+    if told:
+        count = len(told)
+        clause = f"makes {trivia_noun(told)}"
         if count <= room:
-            clause += f" {cite(*(e.activity for e in pick.trivia))}"
+            clause += f" {cite(*(e.activity for e in told))}"
             room -= count
         clauses.append((clause, count))
+    for kind in NAMED_KINDS:
+        kept = [e for e in pick.trivia if e.trivia == kind]
+        if not kept:
+            continue
+        clause, number = housekeeping_clause(kind, kept)
+        if len(kept) <= room:
+            clause += f" {cite(*(e.activity for e in kept))}"
+            room -= len(kept)
+        clauses.append((clause, number))
     if pick.bumps:
         count = bump_count(pick.bumps)
         clause = f"updates {count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
