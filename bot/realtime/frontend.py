@@ -13,6 +13,7 @@ import contextlib
 import logging
 from datetime import datetime
 
+import httpx
 from aiohttp import web
 
 from bot.realtime.bulletins import Newsdesk
@@ -56,8 +57,12 @@ class Realtime:
         token = settings.github.token.get_secret_value() if settings.github.token else None
         api_url = settings.github.api_url
 
-        async def recheck(repo: str, etag: str | None) -> RepositoryLookup:
-            return await look_up_repository(repo, token=token, api_url=api_url, etag=etag)
+        async def recheck(
+            repo: str, etag: str | None, client: httpx.AsyncClient | None
+        ) -> RepositoryLookup:
+            return await look_up_repository(
+                repo, token=token, api_url=api_url, etag=etag, client=client
+            )
 
         self.poller = Poller(
             store=store,

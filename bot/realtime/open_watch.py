@@ -16,6 +16,8 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime, timedelta
 
+import httpx
+
 from bot.commands.open_door import topics_seen
 from bot.store import OpenProject, Store
 from digest.config import Project, WireConfig
@@ -24,7 +26,8 @@ from digest.sources.github.repository import RepositoryLookup
 
 log = logging.getLogger("wire.realtime.open")
 CONCURRENCY = 8  # re-checks at once
-ReCheck = Callable[[str, str | None], Awaitable[RepositoryLookup]]  # (repo, etag)
+# (repo, etag of the last answer, the poll's HTTP client) → what GitHub says now
+ReCheck = Callable[[str, str | None, httpx.AsyncClient | None], Awaitable[RepositoryLookup]]
 
 
 def withdrawal_notice(repo: str, now: datetime) -> Story:
@@ -57,8 +60,9 @@ class OpenWatch:
         self.recheck = recheck
         self.drop_after = drop_after
 
-    async def due(self, now: datetime) -> list[Project]:
-        """The open projects to read in this poll, as projects of the `github:` source."""
+    async def due(self, now: datetime, *, client: httpx.AsyncClient | None = None) -> list[Project]:
+        """The open projects to read in this poll, as projects of the `github:` source;
+        `client` is the poll's HTTP client, shared by the re-checks."""
         subs = await self.store.subscriptions.list()
         followed = {s.repo.lower() for s in subs if s.repo}
         stored = await self.store.open_projects.list()
@@ -79,7 +83,7 @@ class OpenWatch:
 
         async def check(project: OpenProject) -> bool:
             async with gate:
-                return await self._still_public(project, now)
+                return await self._still_public(project, now, client)
 
         public = await asyncio.gather(*(check(p) for p in candidates))
         return [
@@ -88,8 +92,10 @@ class OpenWatch:
             if ok
         ]
 
-    async def _still_public(self, project: OpenProject, now: datetime) -> bool:
-        found = await self.recheck(project.repo, project.etag)
+    async def _still_public(
+        self, project: OpenProject, now: datetime, client: httpx.AsyncClient | None
+    ) -> bool:
+        found = await self.recheck(project.repo, project.etag, client)
         if found.outcome == "unchanged":
             return True
         if found.outcome in ("limited", "unreachable"):

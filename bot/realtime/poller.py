@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
+
 from bot.realtime.bulletins import Newsdesk
 from bot.realtime.open_watch import OpenWatch
 from bot.schedule.newsroom import default_source
@@ -89,22 +91,25 @@ class Poller:
                 report.served_by_webhook.append(project.repo)
             else:
                 due.append(project)
-        opened = await self.watch.due(now) if self.watch is not None else []
-        due += opened
-        gate = asyncio.Semaphore(CONCURRENCY)
+        # one HTTP client for the whole poll: a client per request would build a TLS
+        # context each time, which costs more than the request itself
+        async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
+            opened = await self.watch.due(now, client=http) if self.watch is not None else []
+            due += opened
+            gate = asyncio.Semaphore(CONCURRENCY)
 
-        async def read(project: Project) -> list[Activity] | None:
-            cache = self.caches.setdefault(project.repo, EtagCache())
-            options = {**self.github_options, "cache": cache}
-            async with gate:
-                try:
-                    source = default_source(project, github_options=options)
-                    return [a async for a in source.fetch(window)]
-                except WireError as error:
-                    log.warning("polling %s failed: %s", project.repo, error)
-                    return None
+            async def read(project: Project) -> list[Activity] | None:
+                cache = self.caches.setdefault(project.repo, EtagCache())
+                options = {**self.github_options, "cache": cache, "client": http}
+                async with gate:
+                    try:
+                        source = default_source(project, github_options=options)
+                        return [a async for a in source.fetch(window)]
+                    except WireError as error:
+                        log.warning("polling %s failed: %s", project.repo, error)
+                        return None
 
-        found = await asyncio.gather(*(read(project) for project in due))
+            found = await asyncio.gather(*(read(project) for project in due))
         for project, activities in zip(due, found, strict=True):
             if activities is None:
                 report.failed.append(project.repo)
