@@ -130,11 +130,17 @@ async def run(repos: int, interval: int, channels: int) -> None:
             realtime = Realtime(
                 store=store, config=config, settings=settings, source_for=source_factory(settings)
             )
+            # the previous day's last poll: every repository has its ETags, as in a running
+            # service (subscribing stored the first); not counted
+            await realtime.poll(DAY - timedelta(minutes=interval))
             hours = Hours(github)
             started = time.perf_counter()
             polls, bulletins = 0, 0
             for step in range(24 * 60 // interval):
                 moment = DAY + timedelta(minutes=step * interval)
+                if moment.minute < interval:  # GitHub's quota resets every hour
+                    for quota in github.quota.values():
+                        quota.used, quota.reset_at = 0, time.time() + 3600
                 for repo, pulls in waiting.items():
                     landed = [p for p in pulls if p.merged_at <= moment]
                     if landed:

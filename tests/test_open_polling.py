@@ -7,6 +7,7 @@ window once however many filters include it."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,7 +20,7 @@ from bot.schedule.scheduler import Scheduler
 from bot.store import Store
 from digest.config import WireConfig
 from tests.chat import ChatPlatform
-from tests.fakes.github import FakeGitHub
+from tests.fakes.github import FakeGitHub, FakePull
 from tests.open_github import TOKEN, load_activity, open_chat, open_settings
 
 LANDED = datetime(2026, 5, 26, 5, 18, 31, tzinfo=UTC)  # the demo's CI-gate change (#619)
@@ -69,21 +70,31 @@ async def test_a_repository_made_private_stops_and_its_channels_are_told_once(
             chat = open_chat(store, github.url, now=NOW, channel=channel)
             assert (await chat(f"/wire subscribe {GATES}")).ok
         poller = realtime(store, github)
-        await poller.poll(NOW - timedelta(hours=2))  # nothing new then
+        assert (await poller.poll(NOW)).queued == 2  # the CI gate's bulletin, to each
+        platform = ChatPlatform()
+        await Worker(store, {"chat": platform}).run_once()
         github.add_repository(GATES, visibility="private")
-        report = await poller.poll(NOW)
-        again = await poller.poll(NOW + timedelta(minutes=2))
+        github.add_pulls(GATES, [later_gate(github)])  # news nobody may now receive
+        report = await poller.poll(NOW + timedelta(minutes=10))
+        again = await poller.poll(NOW + timedelta(minutes=20))
     assert report.polled == [] and again.polled == [] and report.queued == 0
     assert await store.subscriptions.list() == [] and await store.open_projects.list() == []
-    told = await store.listing.list()
+    told = [d for d in await store.listing.list() if d.headline.startswith("NO MORE NEWS")]
     assert sorted(d.channel for d in told) == ["C1", "C2"]
     assert {d.headline for d in told} == {"NO MORE NEWS OF ACME/CI-GATES"}
-    platform = ChatPlatform()
+    before = len(platform.posts)
     await Worker(store, {"chat": platform}).run_once()
-    assert "is no longer a public repository on GitHub" in platform.texts("C1")
-    assert "619" not in platform.texts()  # nothing of it after it went private
+    after = "\n".join(p.text for p in platform.posts[before:])
+    assert after.count("is no longer a public repository on GitHub") == 2
+    assert "pull/" not in after  # nothing of it after it went private
     refused = await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")
     assert "GitHub has no public repository" in refused
+
+
+def later_gate(github: FakeGitHub) -> FakePull:
+    """The CI-gate change landing again, five minutes after NOW."""
+    gate = next(p for p in github.repos[GATES] if p.number == 619)
+    return replace(gate, number=9619, merge_sha="e" * 40, merged_at=NOW + timedelta(minutes=5))
 
 
 async def test_a_project_nobody_follows_for_drop_after_is_dropped(

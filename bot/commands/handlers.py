@@ -221,9 +221,10 @@ class Commands:
         else:
             projects = list(self.config.projects)
         lines = [
-            f"{p.name}: "
-            + (", ".join(t.name for t in p.topics) or "no configured topics")
-            + ("" if self.config.is_configured(p.repo) else " (automatic topics, so far)")
+            f"{p.name}: " + (", ".join(t.name for t in p.topics) or "no configured topics")
+            if self.config.is_configured(p.repo)
+            else f"{p.name}: automatic topics so far: "
+            + (", ".join(t.name for t in p.topics) or "none yet")
             for p in projects
         ]
         return Reply(text="\n".join(lines or ["No projects are configured."]))

@@ -14,6 +14,7 @@ whichever name it was reached. Nothing is stored until every check passed.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -35,6 +36,7 @@ from digest.sources.github.repository import RepositoryLookup, look_up_repositor
 
 LookUp = Callable[[str], Awaitable[RepositoryLookup]]
 REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
+TOPICS_WAIT_SECONDS = 20.0  # reading the first day for its topics; longer: "none yet"
 
 
 def as_project(found: OpenProject) -> Project:
@@ -160,9 +162,14 @@ class OpenDoor:
         until = self.settings.now()
         window = Window(since=until - self.settings.first_lookback, until=until)
         project = Project(repo=repo, name=repo.split("/", 1)[1], source=f"github:{repo}")
-        try:
-            activities = [a async for a in self.source_for(project).fetch(window)]
-        except WireError:
+        source = self.source_for(project)
+
+        async def read() -> list:
+            return [a async for a in source.fetch(window)]
+
+        try:  # a person waits for the answer: topics are not worth a rate limit's wait
+            activities = await asyncio.wait_for(read(), TOPICS_WAIT_SECONDS)
+        except (WireError, TimeoutError):
             return ()
         return topics_seen(activities, self.config)
 

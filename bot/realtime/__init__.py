@@ -13,6 +13,7 @@ receiver.py   the aiohttp route: verify, cap, dedupe by X-GitHub-Delivery, store
 processor.py  stored deliveries → the activities they announce → the newsdesk
 bulletins.py  the newsdesk: judge a change once, cut its story to a bulletin, fan it out
 poller.py     polling of projects without a fresh webhook, with the source's ETags
+open_watch.py repositories added from chat at poll time: re-checked, withdrawn, dropped
 frontend.py   `Realtime`, the front end `wire run` starts
 
 The following digest of a channel notes each delivered bulletin instead of repeating its

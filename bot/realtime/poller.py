@@ -34,14 +34,21 @@ from digest.sources.github import EtagCache
 
 log = logging.getLogger("wire.realtime.poller")
 BLOCK = timedelta(hours=1)
+# Repositories added from chat poll a window aligned to the day: its first probe, which no
+# ETag can answer, comes once a day instead of once an hour (500 of them would spend a tenth
+# of the hourly REST budget on that alone), and a quiet hour costs no search.
+OPEN_BLOCK = timedelta(days=1)
 CONCURRENCY = 8  # projects read at once
 
 
-def poll_window(now: datetime) -> Window:
-    """The window every poll within the hour of `now` asks about: the previous hour and this
-    one, so a change that lands just before the hour turns is still seen."""
-    start = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
-    return Window(since=start - BLOCK, until=start + BLOCK)
+def poll_window(now: datetime, block: timedelta = BLOCK) -> Window:
+    """The window every poll within the hour (the `block`) of `now` asks about: the previous
+    block and this one, so a change that lands just before the block turns is still seen."""
+    moment = now.astimezone(UTC)
+    start = datetime.fromtimestamp(
+        moment.timestamp() // block.total_seconds() * block.total_seconds(), UTC
+    )
+    return Window(since=start - block, until=start + block)
 
 
 @dataclass
@@ -98,13 +105,16 @@ class Poller:
             due += opened
             gate = asyncio.Semaphore(CONCURRENCY)
 
+            open_window = poll_window(now, OPEN_BLOCK)
+
             async def read(project: Project) -> list[Activity] | None:
+                asked = open_window if project in opened else window
                 cache = self.caches.setdefault(project.repo, EtagCache())
                 options = {**self.github_options, "cache": cache, "client": http}
                 async with gate:
                     try:
                         source = default_source(project, github_options=options)
-                        return [a async for a in source.fetch(window)]
+                        return [a async for a in source.fetch(asked)]
                     except WireError as error:
                         log.warning("polling %s failed: %s", project.repo, error)
                         return None

@@ -6,7 +6,7 @@
     await store.close()
 
 Each repository (`subscriptions`, `channels`, `stories`, `deliveries`, `listing`, `acks`,
-`archive`)
+`archive`, `open_projects`)
 opens one short transaction per call (through `Store.db`, see `bot.store.database`) and returns frozen records from `bot.store.records`.
 """
 
