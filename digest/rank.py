@@ -15,10 +15,14 @@ import math
 import re
 from dataclasses import dataclass
 
+from digest.model import Activity
 from digest.reading.classify import Event
+from digest.reading.topics import is_doc_path
 
 # New support (an op, a dtype, a device) is what downstream users of a component build on.
 _CAPABILITY = re.compile(r"\bsupport(s|ed|ing)?\b", re.I)
+# Verbs of an implementation choice: "Use the standard library's LazyLock", "Switch to X".
+_IMPLEMENTATION_VERBS = frozenset({"use", "switch", "replace", "migrate", "port", "inline"})
 _TRIVIAL = re.compile(r"\b(lint\w*|format\w*|typos?|codemod|spelling|whitespace)\b", re.I)
 
 
@@ -40,6 +44,11 @@ class Weights:
     # A routine dependency update ranks below real work; a major or security update of
     # what the project ships is news of its own and keeps its score.
     routine_bump: float = -3.0
+    # What the title says it is: a feature users can use, a bug they hit, or a speed-up;
+    # and an implementation choice ("Use X", "Switch to Y") that users need not notice.
+    feature_title: float = 1.5
+    fix_title: float = 1.0
+    implementation: float = -1.5
     # Points a tier is worth: more than any sum of the weights above within one tier.
     tier: float = 20.0
 
@@ -107,13 +116,26 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
     score += min(3.0, math.log10(lines + 1)) + min(2.0, math.log2(files + 1) / 3)
     if len(event.body.split()) >= 12:
         score += weights.real_body
-    if event.kind in ("docs", "test"):
+    if event.kind in ("docs", "test") or _mostly_docs(activity):
         score += weights.docs_or_tests_only
     if _TRIVIAL.search(event.subject) or event.kind == "chore":
         score += weights.trivial
     if event.bump is not None and not event.bump.stands_alone:
         score += weights.routine_bump
+    if event.title_kind == "feat":
+        score += weights.feature_title
+    elif event.title_kind == "fix" or event.kind == "fix":
+        score += weights.fix_title
+    elif event.title_kind is None and event.verb in _IMPLEMENTATION_VERBS:
+        score += weights.implementation
     return round(score, 3)
+
+
+def _mostly_docs(activity: Activity) -> bool:
+    """True when at least four in five of the lines a change touches are documentation."""
+    lines = [((f.additions or 0) + (f.deletions or 0), is_doc_path(f.path)) for f in activity.files]
+    total = sum(n for n, _ in lines)
+    return total > 0 and sum(n for n, doc in lines if doc) >= 0.8 * total
 
 
 def rank(events: list[Event], weights: Weights = Weights()) -> list[tuple[Event, float]]:

@@ -4,18 +4,17 @@ A *story unit* is one lead event plus closely related events of the same project
 piece of work landing as several PRs), so one sentence can cite them together. How many
 units a story names grows with its window (`story_budget`); routine dependency bumps are
 folded into a count instead of taking a unit (`is_folded_bump`), and so is trivia (docs,
-typos, lint, housekeeping) in a window longer than a day (`split_news`).
+typos, lint, housekeeping) and internal work (`split_news`). How long a story may be is
+`digest.budget`'s.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 
-from digest.config import WireConfig
+from digest.budget import is_quiet
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
 from digest.reading.classify import Event
@@ -26,67 +25,24 @@ RELATED_TITLE_SIMILARITY = 0.3
 # Titles this alike are one change told twice ("Fix X", "Fix X 2"): always one sentence.
 SAME_TITLE_SIMILARITY = 0.75
 MAX_RELATED = 2
-# A window of at most this many changes is quiet: its story is short and says so.
-QUIET_MAX_CHANGES = 3
-# Units a story names: DAY_BUDGET for a day, WEEK_BUDGET for a week, linear in between,
-# then one more for every two further weeks, never more than MAX_BUDGET.
-DAY_BUDGET = 5
-WEEK_BUDGET = 12
-MAX_BUDGET = 16
-
-
-def window_days(window: Window) -> int:
-    """The window's length in whole days, rounded half down: 36 hours is still one day."""
-    hours = (window.until - window.since) / timedelta(hours=1)
-    return max(1, math.ceil(hours / 24 - 0.5))
-
-
-def story_budget(window: Window) -> int:
-    """How many story units a story of `window` names (DIGEST.md, "Stories scale")."""
-    days = window_days(window)
-    if days <= 7:
-        return DAY_BUDGET + math.ceil((WEEK_BUDGET - DAY_BUDGET) * (days - 1) / 6)
-    return min(MAX_BUDGET, WEEK_BUDGET + math.ceil((days - 7) / 14))
-
-
-@dataclass(frozen=True)
-class BodyLimits:
-    """Rule 7's bounds on a body: sentences and words."""
-
-    min_sentences: int
-    max_sentences: int
-    max_words: int
-
-
-def body_limits(window: Window, config: WireConfig, *, changes: int | None) -> BodyLimits:
-    """Rule 7's bounds for a story of `window` about `changes` changes (None: unknown).
-
-    A day's body has 4 to `max_body_sentences` sentences and at most `max_body_words`
-    words; each unit of budget beyond a day's adds a sentence and 20 words. A quiet
-    window (1–3 changes told, `told_count`) needs only one sentence and allows one a change,
-    plus one for its folded dependency bumps and one for its counted trivia.
-    """
-    limits = config.digest
-    extra = story_budget(window) - DAY_BUDGET
-    quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
-    return BodyLimits(
-        min_sentences=1 if quiet else 4,
-        # one a change, and one each for the counted bumps and the counted trivia
-        max_sentences=changes + 2 if quiet and changes else limits.max_body_sentences + extra,
-        max_words=limits.max_body_words + 20 * extra,
-    )
 
 
 def news_count(events: Iterable[Event]) -> int:
     """How many changes a story tells of: routine bumps are folded into one clause and do
-    not count, unless bumps are all there is."""
+    not count, unless bumps are all there is; a project's releases are one sentence, so
+    they count once."""
     events = list(events)
-    return sum(not is_folded_bump(e) for e in events) or len(events)
+    told = sum(not is_folded_bump(e) for e in events) - extra_releases(events)
+    return told or len(events)
 
 
-def is_quiet(changes: int) -> bool:
-    """True when a window of `changes` changes gets a quiet-day story."""
-    return 1 <= changes <= QUIET_MAX_CHANGES
+def extra_releases(events: Iterable[Event]) -> int:
+    """How many releases beyond each project's first: one sentence tells them all."""
+    releases: dict[str, int] = defaultdict(int)
+    for event in events:
+        if event.release is not None:
+            releases[event.repo] += 1
+    return sum(n - 1 for n in releases.values())
 
 
 # ---------------------------------------------------------------- dependency bumps
@@ -108,9 +64,9 @@ def bump_count(events: Iterable[Event]) -> int:
 
 
 def folds_trivia(window: Window, events: Iterable[Event]) -> bool:
-    """True when trivia (`Event.trivia`) is counted rather than told: in a window longer
-    than a day that is not quiet. A day names few enough changes to name them."""
-    return window_days(window) > 1 and not is_quiet(news_count(events))
+    """True when trivia (`Event.trivia`) and internal work are counted rather than told:
+    in any window that is not quiet."""
+    return not is_quiet(news_count(events))
 
 
 def told_count(events: Sequence[Event], window: Window) -> int:
@@ -120,11 +76,12 @@ def told_count(events: Sequence[Event], window: Window) -> int:
     by_repo: dict[str, list[Event]] = {}
     for event in events:
         by_repo.setdefault(event.repo, []).append(event)
-    return sum(len(split_news(group, fold_trivia=fold)[0]) for group in by_repo.values())
+    told = [e for group in by_repo.values() for e in split_news(group, fold_trivia=fold)[0]]
+    return len(told) - extra_releases(told)
 
 
 # Trivia counted in every window, a day's too: what the project does to keep house.
-HOUSEKEEPING = frozenset({"housekeeping", "translations", "changelog", "people", "version"})
+HOUSEKEEPING = frozenset({"housekeeping", "translations", "changelog", "people", "version", "lint"})
 
 
 def is_folded_trivia(event: Event, fold_trivia: bool) -> bool:
@@ -132,7 +89,11 @@ def is_folded_trivia(event: Event, fold_trivia: bool) -> bool:
     window (`fold_trivia`) other trivia and internal work (tests, CI, tooling, refactors)."""
     if event.must_act or event.release is not None:
         return False
-    return event.trivia in HOUSEKEEPING or (fold_trivia and (bool(event.trivia) or event.internal))
+    return (
+        event.trivia in HOUSEKEEPING
+        or event.internal  # never a sentence while users' news fills the story (`split_news`)
+        or (fold_trivia and bool(event.trivia))
+    )
 
 
 def split_news(
@@ -150,7 +111,9 @@ def split_news(
     folded = {id(e) for e in (*bumps, *trivia)}
     news = [e for e in events if id(e) not in folded]
     internal = [e for e in trivia if not e.trivia]
-    if internal and len(news) <= QUIET_MAX_CHANGES:
+    # Internal work is told only when nothing users see landed: it never takes a sentence
+    # from what they do see.
+    if internal and not news:
         trivia = [e for e in trivia if e.trivia]
         told = {id(e) for e in (*news, *internal)}
         news = [e for e in events if id(e) in told]

@@ -50,6 +50,7 @@ DIGEST_RANKS = {
     "config": 1,
     "reading": 2,
     "rank": 3,
+    "budget": 3,
     "sources": 3,
     "select": 4,
     "check": 5,

@@ -328,3 +328,60 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         (("widgets-cli", "2.0.0"),)
     ]
     assert other.link == "https://github.com/acme/widgets/releases/tag/widgets-cli@2.0.0"
+
+
+@pytest.mark.parametrize(
+    ("title", "paths", "internal", "security", "trivia"),
+    [
+        ("TST FIX Make test pass with more than 2 accelerators", ("src/a.py",), True, False, None),
+        ("FIX CI Remove invalid arg in nightly GPU test call", ("src/a.py",), True, False, None),
+        ("CI GPU run: Remove gptmodel from Dockerfile", ("docker/Dockerfile",), True, False, None),
+        ("Fix Cadence test failures", ("backends/c/runtime.py", "tests/t.py"), True, False, None),
+        ("Add a test helper for fixtures", ("src/helpers.py",), False, False, None),
+        ("Revert PyTorch 2.12 pin bump", (".ci/pins.txt", "setup.py"), True, False, None),
+        ("Out-of-bounds read in validateTensorLayout", ("runtime/t.cpp",), False, True, None),
+        (
+            "Fix integer overflow in data loader bounds checks",
+            ("runtime/d.cpp",),
+            False,
+            True,
+            None,
+        ),
+        ("fix: avoid stack overflow on `hot.invalidate()`", ("src/hmr.ts",), False, False, None),
+        ("chore: dedupe dependencies", ("pnpm-lock.yaml",), False, False, "housekeeping"),
+        (
+            "chore: enable pnpm v11 defaults",
+            (".github/renovate.json5", "pnpm-workspace.yaml"),
+            False,
+            False,
+            "housekeeping",
+        ),
+        (
+            "chore: Disable mypy type checking for `pyarrow` calls",
+            ("src/frame.py",),
+            False,
+            False,
+            "lint",
+        ),
+        ("chore: migrate to Oxfmt", ("src/a.ts", "src/b.ts"), False, False, "lint"),
+        ("Documentation re-structure", ("docs/a.md", "src/a.py"), False, False, "docs"),
+    ],
+)
+def test_who_a_change_reaches_is_read_from_its_title_and_paths(
+    title: str, paths: tuple[str, ...], internal: bool, security: bool, trivia: str | None
+) -> None:
+    event = classify_one(change(title, *paths), USERS)
+    assert (event.internal, event.security, event.trivia) == (internal, security, trivia)
+
+
+def test_a_title_that_updates_to_a_package_version_is_a_dependency_update() -> None:
+    event = classify_one(change("Update to PyO3 0.29", "Cargo.toml", "Cargo.lock"), USERS)
+    assert event.kind == "bump" and event.bump is not None and not event.bump.stands_alone
+
+
+def test_the_maintainers_own_tests_are_internal_even_where_ci_is_the_product() -> None:
+    ci = Project(repo="acme/widgets", name="widgets", audience="maintainers")
+    load = change("Exclude GPUs from load tests", "osdc/integration-tests/load/run.py")
+    assert classify_one(load, ci).internal
+    gate = change("Split pre-merge CI into fast and slow gates", ".github/workflows/pr.yml")
+    assert not classify_one(gate, ci).internal

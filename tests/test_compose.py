@@ -11,7 +11,7 @@ from itertools import pairwise
 
 import pytest
 
-from digest.check.proofread import CONNECTIVES
+from digest.check.proofread_rules import CONNECTIVES
 from digest.compose import compose
 from digest.config import Project, TopicRule, WireConfig
 from digest.errors import UnknownTopicError

@@ -263,6 +263,11 @@ def test_the_project_is_no_place_in_its_own_sentence() -> None:
     assert proofread_sentences([titled], names=["polars"], titles=[title]) == []
 
 
+def test_a_stand_in_after_a_connective_is_lower_case() -> None:
+    assert "capital-after-connective" in rules("Separately, It updates two dependencies [1].")
+    assert rules("Separately, it updates two dependencies [1].") == []
+
+
 def test_words_quoted_from_a_cited_title_are_the_titles_own() -> None:
     sentence = "pydantic fixes typo in docs [1]. "
     assert rules(sentence) == ["generic-folder"]

@@ -9,20 +9,14 @@ from itertools import pairwise
 
 import pytest
 
-from digest.check.proofread import CONNECTIVES
+from digest.budget import body_limits, story_budget, window_days
+from digest.check.proofread_rules import CONNECTIVES
 from digest.compose import compose
 from digest.config import WireConfig
 from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
 from digest.reading.classify import classify
-from digest.select import (
-    body_limits,
-    bump_count,
-    group_units,
-    is_folded_bump,
-    story_budget,
-    window_days,
-)
+from digest.select import bump_count, group_units, is_folded_bump
 from tests.digest_data import example_config
 
 START = datetime(2026, 6, 1, tzinfo=UTC)
@@ -222,9 +216,12 @@ def test_trivia_is_told_when_nothing_else_happened() -> None:
     assert len(story.references) == len(_TRIVIA)
 
 
-def test_a_day_still_names_trivia() -> None:
-    activity = [change(n, t, path=p) for n, (t, p) in enumerate(_WORK[:2] + _TRIVIA[:3])]
-    story = compose(activity, config=WireConfig(), window=span(days=1))
+def test_a_busy_day_counts_its_trivia_and_a_quiet_one_names_it() -> None:
+    busy = [change(n, t, path=p) for n, (t, p) in enumerate(_WORK[:4] + _TRIVIA[:2])]
+    told = " ".join(s.text for s in compose(busy, config=WireConfig(), window=span(days=1)).body)
+    assert "docstring" not in told and "makes two documentation changes" in told
+    quiet = [change(n, t, path=p) for n, (t, p) in enumerate(_WORK[:1] + _TRIVIA[:1])]
+    story = compose(quiet, config=WireConfig(), window=span(days=1))
     assert "fixes docstring typo" in " ".join(s.text for s in story.body)
 
 

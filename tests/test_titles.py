@@ -160,6 +160,7 @@ def test_strip_decoration_keeps_code_spans_and_punctuation() -> None:
         ),
         ("Upgrade to pytest 9, use strict mode", "dependabot[bot]", (), BumpInfo(None)),
         ("Bump torch pin", "me", (), BumpInfo("torch")),
+        ("Update to PyO3 0.29", "Victorien", (), BumpInfo("PyO3", to_version="0.29")),
     ],
 )
 def test_dependency_bumps(
@@ -172,7 +173,6 @@ def test_dependency_bumps(
     "title",
     [
         "Update documentation links",
-        "Update to PyO3 0.29",
         "Bump version to 2.13",
         'Revert "Bump aiohttp from 3.13.4 to 3.14.0"',
         "Add regression test for pickling",

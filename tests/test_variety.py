@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from digest.check.proofread import CONNECTIVES
+from digest.check.proofread_rules import CONNECTIVES
 from digest.check.variety import scaffold, variety
 from digest.compose.body import OPENINGS
 from digest.model import Sentence, Story, Window

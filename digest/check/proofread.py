@@ -12,6 +12,7 @@
 - own-name: the project named again as the place ("pydantic validates X in pydantic").
 - doubled-word: "the the", "in pydantic in pydantic".
 - no-finite-verb: a sentence without a finite verb.
+- capital-after-connective: "Separately, It …": a stand-in capitalised after a connective.
 - repeated-connective: a connective ("also", "In addition", "Elsewhere", … `CONNECTIVES`)
   more than once.
 - the slips of titles of every convention, in `digest.check.proofread_rules`: capital-after-verb,
@@ -36,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from digest.check.proofread_rules import (
+    CONNECTIVES,
     capital_after_verb,
     cut_ending,
     has_finite_verb,
@@ -67,26 +69,10 @@ GENERIC_FOLDERS = words(
     "examples samples scripts tools tooling utils util include vendor "
     "third-party third_party thirdparty dist bin cmd"
 )
-CONNECTIVES = (
-    "also",
-    "in addition",
-    "elsewhere",
-    "meanwhile",
-    "likewise",
-    "similarly",
-    "along the same lines",
-    "separately",
-    "beyond that",
-    "in other areas",
-    "away from that",
-    "in other work",
-    "on another front",
-    "beyond these",
-    "besides these",
-    "other than these",
-)
 _NOUN_CLAUSE_OPENERS = words("what how when where which whatever")
 _CITATION = re.compile(r"\s*\[\d+\]")
+# "Separately, It updates …": a stand-in keeps its capital after an opening connective.
+_CAPITAL_STAND_IN = re.compile(r"^[A-Z]\w*(?: \w+){0,3}, (It|The project|The backend) ")
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _TOKEN = re.compile(r"`[^`]*`|[\w.'’+/-]*\w|\S")
 
@@ -309,12 +295,16 @@ def proofread_sentences(
         problems += [Problem("own-name", text, sentence) for text in _own_name(tokens, own)]
         problems += [Problem("noun-as-verb", t, sentence) for t in noun_as_verb(tokens, own)]
         problems += [Problem("semicolon-list", t, sentence) for t in semicolon_list(sentence)]
+        if match := _CAPITAL_STAND_IN.match(sentence):
+            problems.append(Problem("capital-after-connective", match.group(0), sentence))
         if sentence == lede:
             problems += [Problem("cut-ending", t, sentence) for t in cut_ending(tokens)]
         if not has_finite_verb(tokens):
             problems.append(Problem("no-finite-verb", sentence, sentence))
     if headline:
-        tokens = _tokens(_CODE_SPAN.sub("X", headline).lower(), pairs)
+        # Each code span a word of its own: two spans side by side are no doubled word.
+        spans = iter(range(1, 1000))
+        tokens = _tokens(_CODE_SPAN.sub(lambda _: f"x{next(spans)}", headline).lower(), pairs)
         problems += [Problem("doubled-word", t, headline) for t in _doubled_word(tokens, pairs)]
         problems += [Problem("cut-ending", t, headline) for t in cut_ending(tokens)]
         problems += [Problem("wrong-article", t, headline) for t in wrong_article(tokens, pairs)]

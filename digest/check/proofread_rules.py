@@ -46,6 +46,28 @@ from digest.reading.language_words import (
 from digest.reading.text import STOPWORDS
 from digest.reading.title_tags import STRICT_TYPE_WORDS, TYPE_WORDS
 
+# Words that join a sentence to the one before: each opens at most one sentence of a story.
+CONNECTIVES = tuple(
+    [
+        "also",
+        "in addition",
+        "elsewhere",
+        "meanwhile",
+        "likewise",
+        "similarly",
+        "along the same lines",
+        "separately",
+        "beyond that",
+        "in other areas",
+        "away from that",
+        "in other work",
+        "on another front",
+        "beyond these",
+        "besides these",
+        "other than these",
+    ]
+)
+
 
 class Token(Protocol):
     """A word of a sentence as the proofreader reads it."""

@@ -7,12 +7,13 @@ from __future__ import annotations
 import re
 from itertools import combinations
 
+from digest.budget import body_limits, is_quiet
 from digest.check.claims import QUOTED
 from digest.config import WireConfig
 from digest.model import Story
 from digest.reading.classify import Event
 from digest.reading.text import content_words, jaccard
-from digest.select import body_limits, folds_trivia, is_quiet, split_news
+from digest.select import folds_trivia, split_news
 
 REDUNDANT_PAIR = 0.5
 
@@ -41,6 +42,11 @@ def coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, f
     # breaking or CI-gate change is always cited.
     undone = sum(not is_cited(e) and e.kind in ("revert", "reland") for e in must)
     accounted = sum(map(is_cited, must)) + min(undone, _counted_undos(story))
+    # So may security fixes beyond the cited ones, when an item or sentence counts them
+    # all ("the project lands six security fixes, among them …").
+    fixes = [e for e in must if e.security and e.kind not in ("revert", "reland")]
+    uncounted = sum(not is_cited(e) for e in fixes)
+    accounted += min(uncounted, max(0, _counted_fixes(story) - (len(fixes) - uncounted)))
     reverts = accounted / len(must) if must else 1.0
     return coverage, reverts
 
@@ -48,6 +54,20 @@ def coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, f
 _COUNTED_UNDOS = re.compile(r"\b(?:backs out|relands|backs out or relands) (\w+) more changes?\b")
 _NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _COUNT_WORDS = {word: n for n, word in enumerate(_NUMBER_WORDS)}
+
+
+_COUNTED_FIXES = re.compile(r"\b(\w+) security fix(?:es)?\b")
+
+
+def _counted_fixes(story: Story) -> int:
+    """The largest number of security fixes the story says it counts."""
+    texts = [story.lede, *(s.text for s in story.body), *(i.text for i in story.action_items)]
+    found = [
+        int(word) if word.isdigit() else _COUNT_WORDS.get(word.lower(), 0)
+        for text in texts
+        for word in _COUNTED_FIXES.findall(QUOTED.sub(" ", text))
+    ]
+    return max(found, default=0)
 
 
 def _counted_undos(story: Story) -> int:

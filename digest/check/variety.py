@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from digest.check.proofread import CONNECTIVES
+from digest.check.proofread_rules import CONNECTIVES
 from digest.model import Story
 
 MIN_SENTENCES = 4

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from digest.budget import body_limits, story_budget, window_days
 from digest.check import check_story, require_integrity
 from digest.compose.actions import acted_on, write_actions
 from digest.compose.citations import MARKER, Draft, cite, number_references
@@ -26,14 +27,7 @@ from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
 from digest.rank import rank
 from digest.reading.classify import Event, Reading, classify
-from digest.select import (
-    ProjectPick,
-    body_limits,
-    folds_trivia,
-    group_units,
-    story_budget,
-    window_days,
-)
+from digest.select import ProjectPick, folds_trivia, group_units
 
 __all__ = ["cite", "compose", "draft_story", "filter_topic"]
 

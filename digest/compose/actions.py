@@ -61,7 +61,9 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
         if u.lead.release is not None and any(x.lead.activity.sha in shipped for x in units)
         for version in versions(u)[0][-1:]
     ]
-    count = len(units)
+    # Every security fix of the project counts, folded into a unit or left unnamed.
+    everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
+    count = len({e.activity.sha for e in (*everything, *pick.rest) if e.security}) or len(units)
     these = "this security fix" if count == 1 else "these security fixes"
     action = (
         f"Upgrade {name} to {latest[0]} or later"

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import lru_cache
 
-from digest.check.proofread import CONNECTIVES, proofread_sentences
+from digest.check.proofread import proofread_sentences
+from digest.check.proofread_rules import CONNECTIVES
 from digest.compose.citations import MARKER, cite
 from digest.compose.phrases import (
     _area,

@@ -157,19 +157,24 @@ def summary_sentences(
         text = f"{lead[0]}."
         for position, tail in enumerate(tails):
             opening = openings.further(same_kind=False) if not position else _PLAIN
-            text += " " + opening.format(s="It", p=tail).rstrip() + "."
+            text += " " + _opened(opening, "It", tail)
         opening = openings.beyond()
         sentences += _sentences(opening.format(s=name, p=text))
     else:
         for position, tail in enumerate(_join_distinct(folded)):
             subject = name if not position else "It"
-            sentences.append(
-                openings.further(same_kind=False).format(s=subject, p=tail).rstrip() + "."
-            )
+            sentences.append(_opened(openings.further(same_kind=False), subject, tail))
     if counted_extras:
         count = _count_phrase(list(counted_extras), MAX_CITATIONS, acted)
         sentences.append(openings.further(same_kind=False).format(s=name, p=count) + ".")
     return sentences
+
+
+def _opened(opening: str, subject: str, predicate: str) -> str:
+    """A sentence from `opening`; a stand-in ("It") after a connective is lower-case."""
+    if not opening.startswith("{s}") and subject == "It":
+        subject = "it"
+    return opening.format(s=subject, p=predicate).rstrip() + "."
 
 
 def _sentences(text: str) -> list[str]:

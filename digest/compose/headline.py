@@ -6,6 +6,7 @@ two projects, in the past tense. A quiet window (1–3 changes) says that it was
 
 from __future__ import annotations
 
+from digest.budget import is_quiet, window_days
 from digest.compose.citations import Draft
 from digest.compose.counts import trivia_noun
 from digest.compose.phrases import (
@@ -18,12 +19,13 @@ from digest.config import WireConfig
 from digest.model import Window
 from digest.reading.language import past_tense
 from digest.reading.text import headline_case, join_words
-from digest.select import ProjectPick, Unit, bump_count, is_quiet, window_days
+from digest.select import ProjectPick, Unit, bump_count
 
 
 def news(picks: list[ProjectPick]) -> int:
     """How many changes the story tells of, its folded dependency bumps and trivia aside."""
-    return sum(p.landed - len(p.bumps) - len(p.trivia) for p in picks)
+    releases = sum(len(u.related) for p in picks for u in (*p.units, *p.extra) if u.lead.release)
+    return sum(p.landed - len(p.bumps) - len(p.trivia) for p in picks) - releases
 
 
 def write_headline(
@@ -47,7 +49,14 @@ def write_headline(
 
 
 def _keys(picks: list[ProjectPick]) -> tuple[str, ...]:
-    return tuple(f"{a.repo}@{a.sha}" for p in picks for a in [p.lead.lead.activity])
+    """The changes each project's clause tells: its lead, and for a release every release
+    the clause stands for ("VITE 8.0.4 TO 8.0.8 ARE OUT")."""
+    keys = []
+    for pick in picks:
+        unit = pick.lead
+        told = [unit.lead, *unit.related] if unit.lead.release is not None else [unit.lead]
+        keys += [f"{e.activity.repo}@{e.activity.sha}" for e in told]
+    return tuple(keys)
 
 
 def period_words(window: Window) -> tuple[str, str]:

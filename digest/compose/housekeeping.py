@@ -46,9 +46,7 @@ def housekeeping_clause(kind: str, events: Sequence[Event]) -> tuple[str, int]:
     if kind == "translations":
         languages = languages_in([f.path for e in events for f in e.activity.files])
         if len(languages) > 1:
-            return f"updates translations in {count_word(len(languages))} languages", len(
-                languages
-            )
+            return f"updates translations in {count_word(len(languages))} languages", len(languages)
         return "updates translations" + _times(count), -1
     if kind == "changelog":
         return "updates the changelog and release notes" + _times(count), -1

@@ -6,6 +6,8 @@ body fits rule 7's limits.
 
 from __future__ import annotations
 
+import zlib
+
 from digest.compose.body import (
     _PLAIN,
     MAX_CITATIONS,
@@ -216,8 +218,15 @@ def _section(
 
 def story_seed(picks: list[ProjectPick]) -> int:
     """A number that is the same for the same window's story and differs between stories:
-    which connectives a story takes turns with it."""
-    return int(picks[0].lead.lead.activity.sha[:8], 16) if picks else 0
+    which connectives a story takes turns with it. A release fed in as a tag has no hex sha
+    ("tag:v8.0.16"), so its name's checksum stands in."""
+    if not picks:
+        return 0
+    sha = picks[0].lead.lead.activity.sha
+    try:
+        return int(sha[:8], 16)
+    except ValueError:
+        return zlib.crc32(sha.encode())
 
 
 def _same_kind(unit: Unit, before: Unit) -> bool:

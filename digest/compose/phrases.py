@@ -72,7 +72,9 @@ def _predicate(
     obj = _object(event, max_words=max_words)
     if event.kind == "reland" and split_verb(obj)[0] is not None:
         return f"relands {_quoted_title(event, max_words=max_words)}"
-    predicate = clause(obj, verb=event.verb, kind=event.title_kind)
+    # A noun-phrase title of a fix says what was fixed ("Out-of-bounds read in X").
+    kind = event.title_kind or ("fix" if event.kind == "fix" else None)
+    predicate = clause(obj, verb=event.verb, kind=kind)
     return with_article(predicate) if articles else predicate
 
 

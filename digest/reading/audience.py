@@ -10,7 +10,8 @@ changes: its CI is its product.
 A *security fix* says so: an advisory merged from a private fork ("Merge commit from
 fork", how GitHub lands a security-advisory fix), a GHSA or CVE id, a `security` label
 or conventional scope, or the name of a flaw class (path traversal, XSS, prototype
-pollution, ReDoS, DOM clobbering, "vulnerability").
+pollution, ReDoS, DOM clobbering, "vulnerability", and memory-safety flaws: out-of-bounds
+reads, integer or buffer overflows, use after free).
 
 *Housekeeping* is counted, never told: release notes and changelogs, translations, the
 people, sponsor and contributor pages.
@@ -30,6 +31,12 @@ from digest.reading.topics import is_ci_path, is_doc_path, is_test_path
 
 # Conventional types and upper-case prefixes of work users never run or see.
 _INTERNAL_KINDS = frozenset({"test", "tests", "tst", "ci", "bench", "benchmark", "benchmarks"})
+# A title about the test suite itself: "Fix Cadence test failures", "Skip flaky test_x".
+_ABOUT_TESTS = re.compile(
+    r"^(fix|skip|xfail|mark|disable|re-?enable|unskip|deflake|stabili[sz]e)\b"
+    r"[^.]*\b(tests?|test failures?|test suite|flaky)\b(?!\s+(helpers?|utilit))",
+    re.I,
+)
 # Conventional types that say behaviour did not change.
 _UNCHANGED_KINDS = frozenset({"refactor", "style"})
 
@@ -53,10 +60,19 @@ def _folder_keys(folders: tuple[str, ...]) -> frozenset[str]:
 def is_internal(activity: Activity, project: Project) -> bool:
     """True when no user of the project sees the change (see the module docstring)."""
     if project.audience == "maintainers":
-        return False
-    kind = split_title(activity.title).kind
+        # CI is the product; its own tests are still no one's news.
+        paths = [f.path for f in activity.files]
+        return bool(paths) and all(is_test_path(p) for p in paths)
+    parts = split_title(activity.title)
+    kind = parts.kind
     first = activity.title.split(maxsplit=1)[0].rstrip(":").lower() if activity.title else ""
-    if kind in _UNCHANGED_KINDS or kind in _INTERNAL_KINDS:
+    # "TST FIX …", "FIX CI …": any type word of tests, CI or benchmarks says so.
+    if kind in _UNCHANGED_KINDS or _INTERNAL_KINDS & {kind, *parts.kinds}:
+        return True
+    if _ABOUT_TESTS.match(parts.subject):
+        return True
+    # A tag that opens with a type word of tests or CI: "CI GPU run: Remove X".
+    if any(tag.split()[0].lower() in _INTERNAL_KINDS for tag in parts.tags if tag.split()):
         return True
     paths = [f.path for f in activity.files]
     if not paths:
@@ -76,7 +92,11 @@ _FLAW = re.compile(
     r"\b(vulnerab\w*|path[- ]traversal|directory[- ]traversal|XSS|cross[- ]site\s+scripting"
     r"|prototype[- ]pollution|ReDoS|DOM[- ]clobbering|SSRF|CSRF|RCE|remote\s+code\s+execution"
     r"|code\s+injection|command\s+injection|SQL\s+injection|open\s+redirect"
-    r"|security\s+(fix|advisory|issue|vulnerability))\b",
+    r"|security\s+(fix|advisory|issue|vulnerability)"
+    # memory-safety flaws, which an untrusted input (a file, a request) can reach
+    r"|out[- ]of[- ]bounds\s+(read|write|access)|(buffer|heap|integer)\s+overflows?"
+    r"|use[- ]after[- ]free|double[- ]free|null\s+(pointer\s+)?dereference"
+    r"|memory\s+corruption)\b",
     re.I,
 )
 # "Add XSS test", "docs: explain CSRF": words about a flaw that fix none.

@@ -26,7 +26,6 @@ from digest.reading.signals import (
     is_cleanup_of_deprecated,
     is_deprecation,
     is_new_support,
-    trivia_kind,
 )
 from digest.reading.title_tags import product_in_paths
 from digest.reading.titles import split_title
@@ -39,6 +38,7 @@ from digest.reading.topics import (
     is_test_path,
     topics_for,
 )
+from digest.reading.trivia import trivia_kind
 
 Kind = Literal[
     "revert",
@@ -134,6 +134,7 @@ class Event:
 
 # What a title's own type prefix says a change is, where its paths do not say more.
 _TITLE_KINDS: dict[str, Kind] = {
+    "docs": "docs",
     "fix": "fix",
     "refactor": "refactor",
     "chore": "chore",
@@ -250,9 +251,12 @@ def read_change(activity: Activity, project: Project) -> Reading:
     # A revert or reland is watched ([monitor]), whatever the change it undoes was.
     undoes = kind in ("revert", "reland")
     code = kind not in ("docs", "test", "ci", "bump", "release")
-    internal = is_internal(activity, project) or (
+    internal = (
+        is_internal(activity, project)
         # A back-out of documentation changes no behaviour: nothing to watch.
-        undoes and bool(activity.files) and all(is_doc_path(f.path) for f in activity.files)
+        or (undoes and bool(activity.files) and all(is_doc_path(f.path) for f in activity.files))
+        # Nor does one of a dependency bump ("Revert PyTorch 2.12 pin bump"): a pin moves back.
+        or (depth > 0 and dependency_bump(activity, target) is not None)
     )
     # Hardening what only maintainers run (a cooldown for CI's dependency bot) fixes
     # nothing users run.

@@ -88,15 +88,22 @@ def retitle_fork_merges(events: list[Event]) -> list[Event]:
     return out
 
 
+# A title that says it lands again at its end: "Add X (re-land)", "Add X [reland]".
+_RELAND_MARK = re.compile(r"[\(\[]\s*(re-?land(ed)?|re-?appl(y|ied)|again)\s*[\)\]]\s*$", re.I)
+
+
+_LANDS_UNDER_ITS_TITLE = ("feature", "fix", "refactor", "chore")
+
+
 def _key(title: str) -> str:
-    return re.sub(r"\W+", " ", title.lower()).strip()
+    return re.sub(r"\W+", " ", _RELAND_MARK.sub("", title).lower()).strip()
 
 
 def _lands_again(other: Event, undone: str) -> bool:
     """True when `other` lands the backed-out change (its title key `undone`) again: under
     the same title, or as a reland of it, whose title may be cut ("Revert "Revert "X…")
     or say more ("Reapply X pin with CI fixes" of "X pin bump")."""
-    if other.kind in ("feature", "fix", "refactor", "chore"):
+    if other.kind in _LANDS_UNDER_ITS_TITLE:
         return _key(other.subject) == undone
     if other.kind != "reland":
         return False
@@ -113,24 +120,33 @@ def fold_relands(events: list[Event]) -> list[Event]:
     reland; the reland leaves the list."""
     absorbed: set[str] = set()
     out: list[Event] = []
+    # A year has thousands of events and a hundred back-outs: the changes that can land one
+    # again are indexed by title key once, not keyed again for every back-out.
+    position = {id(e): n for n, e in enumerate(events)}
+    by_key: dict[str, list[Event]] = {}
+    relands = [e for e in events if e.kind == "reland"]
+    for e in events:
+        if e.kind in _LANDS_UNDER_ITS_TITLE:
+            by_key.setdefault(_key(e.subject), []).append(e)
     for event in events:
         if event.kind != "revert" or event.reverts_title is None:
             out.append(event)
             continue
         undone = _key(split_title(event.reverts_title).subject)
         original = {a.sha for a in event.linked}
-        again = next(
-            (
-                other
-                for other in events
-                if other is not event
+
+        def after(other: Event, event: Event = event, original: set[str] = original) -> bool:
+            return (
+                other is not event
                 and other.activity.sha not in original
                 and other.activity.landed_at > event.activity.landed_at
                 and other.repo == event.repo
-                and _lands_again(other, undone)
-            ),
-            None,
-        )
+            )
+
+        same = next((o for o in by_key.get(undone, ()) if after(o)), None)
+        reland = next((o for o in relands if after(o) and _lands_again(o, undone)), None)
+        found = [o for o in (same, reland) if o is not None]
+        again = min(found, key=lambda o: position[id(o)], default=None)
         if again is None:
             out.append(event)
             continue

@@ -211,6 +211,10 @@ _SECURITY = re.compile(r"\b(security|cve-\d{4}-\d+|ghsa(-[0-9a-z]{4}){3}|vulnera
 _VERSION = r"v?[\w.+-]*\d[\w.+-]*"
 _PAIR = re.compile(rf"(?P<pkg>[@\w./-]+) from (?P<from>{_VERSION}) to (?P<to>{_VERSION})", re.I)
 _GROUP = re.compile(r"^bump (?:the )?(?P<pkg>\S+) group\b.*?\bwith (?P<n>\d+) updates?\b", re.I)
+# "Update to PyO3 0.29": the package after "to", its version last.
+_UPDATE_TO_PACKAGE = re.compile(
+    rf"^(?:update|upgrade|bump|move) to (?P<pkg>[@\w./`-]+) v?(?P<to>{_VERSION})$", re.I
+)
 _UPDATE_TO = re.compile(
     rf"^(?:update|upgrade|bump) (?:dependency |module |package |the )?(?P<pkg>[@\w./`-]+)"
     rf"(?: from (?P<from>{_VERSION}))? to (?P<to>{_VERSION})(?: \(major\))?(?: in \S+)?$",
@@ -285,6 +289,10 @@ def _dependency_bump(title: str, author: str, labels: tuple[str, ...]) -> BumpIn
             to_version=update.group("to"),
             major=_is_major(update.group("from"), update.group("to"), subject),
             security=security,
+        )
+    if update := _UPDATE_TO_PACKAGE.match(subject):
+        return BumpInfo(
+            package=update.group("pkg").strip("`"), to_version=update.group("to"), security=security
         )
     if bump := _BUMP_ANY.match(subject):
         return BumpInfo(package=bump.group("pkg").strip("`"), security=security)

@@ -31,6 +31,7 @@ _DOC_PATH = re.compile(
 )
 _TEST_PATH = re.compile(
     r"(^|/)(" + "|".join(re.escape(f) for f in TEST_FOLDERS) + r")(/|_)"
+    r"|(^|/)[\w.]+[-_](tests?|testing|benchmarks?)/"  # integration-tests/, unit_tests/
     + "".join(r"|(^|/)" + re.escape(g).replace(r"\*", "[^/]*") + "$" for g in TEST_FILES),
     re.I,
 )  # fmt: skip

@@ -29,7 +29,10 @@ _BOILERPLATE = re.compile(
     re.I,
 )
 _UNQUOTABLE = re.compile(
-    r"@\w|https?://|\]\(|<[a-z/]|```|\||^\[|pull request resolved|differential revision", re.I
+    r"@\w|https?://|\]\(|<[a-z/]|```|\||^\[|pull request resolved|differential revision"
+    # a full stop inside ("e.g. x", "etc. and"), which would end the sentence it is quoted in
+    r"|\.\s",
+    re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9`)\]][.!?])\s+(?=[A-Z`\"“(])")
 

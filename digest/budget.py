@@ -1,0 +1,69 @@
+"""How much a story of a window may say: the units it names and the bounds of rule 7.
+
+A day names `DAY_BUDGET` story units, a week `WEEK_BUDGET`; a quiet window (at most
+`QUIET_MAX_CHANGES` changes told) gets a short story that says it was quiet.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+
+from digest.config import WireConfig
+from digest.model import Window
+
+# A window of at most this many changes is quiet: its story is short and says so.
+QUIET_MAX_CHANGES = 3
+# Units a story names: DAY_BUDGET for a day, WEEK_BUDGET for a week, linear in between,
+# then one more for every two further weeks, never more than MAX_BUDGET.
+DAY_BUDGET = 5
+WEEK_BUDGET = 12
+MAX_BUDGET = 16
+
+
+def window_days(window: Window) -> int:
+    """The window's length in whole days, rounded half down: 36 hours is still one day."""
+    hours = (window.until - window.since) / timedelta(hours=1)
+    return max(1, math.ceil(hours / 24 - 0.5))
+
+
+def story_budget(window: Window) -> int:
+    """How many story units a story of `window` names (DIGEST.md, "Stories scale")."""
+    days = window_days(window)
+    if days <= 7:
+        return DAY_BUDGET + math.ceil((WEEK_BUDGET - DAY_BUDGET) * (days - 1) / 6)
+    return min(MAX_BUDGET, WEEK_BUDGET + math.ceil((days - 7) / 14))
+
+
+@dataclass(frozen=True)
+class BodyLimits:
+    """Rule 7's bounds on a body: sentences and words."""
+
+    min_sentences: int
+    max_sentences: int
+    max_words: int
+
+
+def body_limits(window: Window, config: WireConfig, *, changes: int | None) -> BodyLimits:
+    """Rule 7's bounds for a story of `window` about `changes` changes (None: unknown).
+
+    A day's body has 4 to `max_body_sentences` sentences and at most `max_body_words`
+    words; each unit of budget beyond a day's adds a sentence and 20 words. A quiet
+    window (1–3 changes told, `told_count`) needs only one sentence and allows one a change,
+    plus one for its folded dependency bumps and one for its counted trivia.
+    """
+    limits = config.digest
+    extra = story_budget(window) - DAY_BUDGET
+    quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
+    return BodyLimits(
+        min_sentences=1 if quiet else 4,
+        # one a change, and one each for the counted bumps and the counted trivia
+        max_sentences=changes + 2 if quiet and changes else limits.max_body_sentences + extra,
+        max_words=limits.max_body_words + 20 * extra,
+    )
+
+
+def is_quiet(changes: int) -> bool:
+    """True when a window of `changes` changes gets a quiet-day story."""
+    return 1 <= changes <= QUIET_MAX_CHANGES

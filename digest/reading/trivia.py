@@ -1,0 +1,101 @@
+"""Trivia: a change a story counts instead of telling ("makes three documentation and lint
+changes"): documentation wording, typos, lint and formatting passes, updates of the
+linters and formatters themselves, and housekeeping files (owners, ignore lists, licences,
+templates, lockfiles, the package manager's settings, the people page).
+"""
+
+from __future__ import annotations
+
+import re
+
+from digest.reading.topics import is_ci_path, is_doc_path
+
+# ---------------------------------------------------------------- trivia
+
+# Titles of changes that touch words, not behaviour: typos, grammar, docstrings, lint and
+# formatting ("Fix docstring typo", "Apply lintrunner auto-fixes", "Format X with cmake-format").
+_WORDING = re.compile(
+    r"\b(typos?|spelling|misspell\w*|grammar|punctuation|wording|docstrings?|duplicated\s+word)\b"
+    r"|\bduplicated\s+\S+\s+in\b.*\bcomments?\b|^(documentation|docs?)\b",
+    re.I,
+)
+_LINTING = re.compile(
+    r"\blint(s|ing|er|ers|runner)?\b|\b[\w-]*-format\b|\bformatting\b|^(re)?format\b|\bcodemod\b",
+    re.I,
+)
+# Linters, formatters and type checkers: updating one changes how code is written, never
+# what it does ("Upgrade ruff 0.15.12", "Bump prettier and reformat"). Names of tools
+# used across ecosystems, not of any one repository.
+DEV_TOOLS = [
+    "ruff",
+    "black",
+    "isort",
+    "flake8",
+    "pylint",
+    "mypy",
+    "pyright",
+    "pyre",
+    "pre-commit",
+    "prettier",
+    "eslint",
+    "biome",
+    "oxlint",
+    "oxfmt",
+    "dprint",
+    "stylelint",
+    "clippy",
+    "rustfmt",
+    "clang-format",
+    "clang-tidy",
+    "gofmt",
+    "golangci-lint",
+    "typos",
+    "codespell",
+    "cspell",
+    "markdownlint",
+    "shellcheck",
+    "actionlint",
+    "yamllint",
+]
+_TOOL_UPDATE = re.compile(
+    r"^(?:upgrade|update|bump|pin|unpin|migrate to|switch to|enable|disable|configure|apply|run)"
+    r"\s+(?:to\s+)?"
+    r"(?:the\s+)?`?(?:" + "|".join(map(re.escape, DEV_TOOLS)) + r")`?\b",
+    re.I,
+)
+# Files of the repository's housekeeping: owners, ignore lists, licences, templates, people.
+_HOUSEKEEPING_PATH = re.compile(
+    r"(^|/)(CODEOWNERS|\.gitignore|\.gitattributes|\.mailmap|\.editorconfig|LICEN[CS]E[^/]*"
+    r"|AUTHORS[^/]*|CONTRIBUTORS[^/]*|CONTRIBUTING[^/]*|people\.ya?ml"
+    # lockfiles alone: a dedupe or refresh changes what is installed for no user
+    r"|pnpm-lock\.yaml|package-lock\.json|yarn\.lock|bun\.lockb?|Cargo\.lock|uv\.lock|poetry\.lock"
+    r"|Gemfile\.lock|go\.sum"
+    # the package manager's and toolchain's own settings
+    r"|\.npmrc|\.yarnrc(\.yml)?|pnpm-workspace\.yaml|\.nvmrc|\.node-version|\.python-version"
+    r"|rust-toolchain(\.toml)?)$"
+    r"|^\.github/(ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE|FUNDING)",
+    re.I,
+)
+
+
+def trivia_kind(subject: str, paths: list[str], *, docs_only: bool) -> str | None:
+    """What kind of trivia a change is ("docs", "lint", "housekeeping"), or None for real work.
+
+    Trivia is a documentation-only change, a typo, grammar or docstring fix, a lint or
+    formatting pass, or a change to housekeeping files only (owners, ignore lists, licences,
+    templates, the people page). A long window counts it instead of telling it.
+    """
+    words = re.sub(r"`[^`]*`", " ", subject)  # a code span names code: `grammar` is no grammar
+    if _LINTING.search(words) or _TOOL_UPDATE.search(words):
+        return "lint"
+    if docs_only or _WORDING.search(words):
+        return "docs"
+    kept = [bool(_HOUSEKEEPING_PATH.search(p)) for p in paths]
+    # Housekeeping files, with the docs or CI settings that go with them.
+    if any(kept) and all(
+        k or is_doc_path(p) or is_ci_path(p) for k, p in zip(kept, paths, strict=True)
+    ):
+        return "housekeeping"
+    if paths and all(is_doc_path(p) for p in paths):
+        return "housekeeping"
+    return None
