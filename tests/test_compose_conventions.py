@@ -12,6 +12,9 @@ from digest.compose.housekeeping import languages_in
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Window
 from digest.reading.classify import classify_one
+from digest.reading.language import shorten
+from digest.sources.replay import ReplaySource
+from tests.digest_data import ACTIVITY, example_config
 
 TOOL = Project(repo="acme/tool", name="tool")
 START = datetime(2026, 5, 4, 9, tzinfo=UTC)
@@ -134,3 +137,19 @@ def test_housekeeping_is_counted_in_a_clause_of_what_it_did_never_named() -> Non
 def test_languages_are_read_from_locale_folders_only() -> None:
     paths = ["i18n/pt_BR/messages.po", "locales/fr.json", "src/io/ja.py", "docs/lang/ja/index.md"]
     assert languages_in(paths) == {"pt-br", "fr", "ja"}
+
+
+def test_a_shortened_title_drops_a_subordinate_clause_whole() -> None:
+    cut = shorten(
+        "Stop making a `FastCount` for csv if `pre_slice` is set by the reader", max_words=9
+    )
+    assert cut == "Stop making a `FastCount` for csv"
+
+
+def test_a_crate_or_package_folder_is_no_place_in_a_sentence() -> None:
+    polars = tuple(ReplaySource(ACTIVITY / "pola-rs-polars-2026-q2.jsonl").read_all())
+    week = Window(since=datetime(2026, 5, 4, tzinfo=UTC), until=datetime(2026, 5, 11, tzinfo=UTC))
+    story = compose(polars, config=example_config(), window=week)
+    body = " ".join(s.text for s in story.body)
+    assert len(story.body) >= 5
+    assert not re.search(r"\bin (py-)?polars-[a-z]+ \[", body), body

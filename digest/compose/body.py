@@ -34,6 +34,8 @@ from digest.reading.why import quotation
 from digest.select import Unit, same_change
 
 MAX_CITATIONS = 3
+# A crate's or package's name: lower-case words joined by "-" or "_" ("polars-core").
+_PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
 # Connectives that open a further sentence about the same subject: for a change of the same
 # kind as the one before ("It also fixes …"), and for one of another kind. Each opens at
 # most one sentence of a story, and a story's rotation (`Openings.seed`) picks which comes
@@ -175,8 +177,10 @@ def unit_sentence(
             opening.format(s=name, p=predicate) + f" {cite(original, event.activity)}."
         ).replace("  ", " ")
     predicate = _predicate(event, max_words=max_words)
-    # No place for internal work: its folder (a test app, an example) is none a reader follows.
+    # No place for internal work: its folder (a test app, an example) is none a reader
+    # follows; nor a crate's or package's folder name ("in polars-core", "in ruff_dev").
     area = None if event.internal else _area(event)
+    area = None if area and _PACKAGE_NAME.fullmatch(area) else area
     subject = name
     if area and _is_backend(event, area):
         subject, area = f"{name}'s {area} backend", None

@@ -143,6 +143,11 @@ _SHORTEN_JOINERS = frozenset(
 )
 
 
+_SUBORDINATORS = frozenset(
+    {"if", "when", "unless", "until", "once", "because", "since", "while", "whereas", "so"}
+)
+
+
 def nominalize(title: str) -> str | None:
     """A short noun phrase for a change, or None when the nominal table does not cover it.
 
@@ -175,6 +180,13 @@ def shorten(text: str, *, max_words: int) -> str:
     if len(words) <= max_words:
         return " ".join(words)
     words = words[:max_words]
+    # A subordinate clause cut short says the opposite of nothing ("… if `pre_slice` is"):
+    # the cut drops it whole.
+    opener = max(
+        (i for i, w in enumerate(words) if w.lower() in _SUBORDINATORS and i >= 3), default=None
+    )
+    if opener is not None:
+        words = words[:opener]
     while words and words[-1].lower() in _SHORTEN_JOINERS:
         words.pop()
     return " ".join(words)
