@@ -43,13 +43,15 @@ def cited_releases(unit: Unit) -> list[Event]:
 
 def versions(unit: Unit) -> tuple[list[str], list[str]]:
     """The project's own versions ("8.0.4 to 8.0.8" for more than two) and its packages'
-    ("create-vite 9.1.0"), earliest first, of the releases the unit cites."""
+    ("create-vite 9.1.0"), earliest first, of the releases the unit cites; one GitHub
+    flags a prerelease says so ("8.1.0-beta.0 (prerelease)")."""
     own: list[str] = []
     packages: list[str] = []
     for event in cited_releases(unit):
         for package, version in event.release.versions if event.release else ():
             target = own if package is None else packages
             text = version if package is None else f"{package} {version}"
+            text += " (prerelease)" if event.release and event.release.prerelease else ""
             if text not in target:
                 target.append(text)
     own = sorted(own, key=_order)

@@ -61,6 +61,7 @@ class Release:
     """A published version: `versions` as (package or None for the project itself, version)."""
 
     versions: tuple[tuple[str | None, str], ...]
+    prerelease: bool = False  # GitHub flags it a pre-release (`PRERELEASE_LABEL` on its tag)
 
     @property
     def version(self) -> str | None:
@@ -96,7 +97,8 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
     if _DEV.search(version) or _DEV.search(title):
         return None
     package = match.groupdict().get("package")
-    return Release(((_own(package, own_keys), _plain(version)),))
+    prerelease = activity.sha.startswith(TAG_PREFIX) and PRERELEASE_LABEL in activity.labels
+    return Release(((_own(package, own_keys), _plain(version)),), prerelease=prerelease)
 
 
 def _own(package: str | None, own_keys: frozenset[str]) -> str | None:
@@ -111,22 +113,31 @@ def _own(package: str | None, own_keys: frozenset[str]) -> str | None:
 
 
 TAG_PREFIX = "tag:"
+PRERELEASE_LABEL = "prerelease"
 
 
 def tag_activity(
-    repo: str, name: str, landed_at: datetime, url: str | None = None
+    repo: str,
+    name: str,
+    landed_at: datetime,
+    url: str | None = None,
+    *,
+    body: str = "",
+    prerelease: bool = False,
 ) -> Activity | None:
     """A release a source knows as a tag or a GitHub release ("v8.0.16",
     "create-vite@9.1.0"), as an activity `release_of` reads; None for a tag that names
     no version ("nightly"). Its sha is `TAG_PREFIX` + the name, so it never takes a
     commit's place; `drop_told_tags` drops it when a release commit of the window tells
-    the same version."""
+    the same version. `body`: the release's notes; `prerelease`: GitHub flags it one."""
     activity = Activity(
         repo=repo,
         sha=TAG_PREFIX + name,
         title=name,
+        body=body,
         landed_at=landed_at,
         url=url or f"https://github.com/{repo}/releases/tag/{name}",
+        labels=(PRERELEASE_LABEL,) if prerelease else (),
     )
     return activity if release_of(activity, name, frozenset()) is not None else None
 

@@ -1,4 +1,4 @@
-"""`github:OWNER/REPO` — merged pull requests through GitHub's GraphQL API.
+"""`github:OWNER/REPO` — merged pull requests and published releases through GitHub's GraphQL API.
 
 A poll of one window costs, in order:
 
@@ -15,7 +15,11 @@ A poll of one window costs, in order:
    plus one request per further 100 files of a pull request that changed more than 100 files.
    Search is inclusive and second-granular, so results are filtered again to `[since, until)`;
    search never pages past 1,000 results, so a busier window is split in two and each half
-   searched on its own.
+   searched on its own. The window's first page also asks for the repository's latest
+   `RELEASES_PAGE` releases, newest commit first, at no extra request; a release published in
+   the window comes back as the activity a release tag would (`tag_activity`, its notes as
+   body, GitHub's prerelease flag as the label `prerelease`), drafts never. Only a window
+   older than those releases pages back through them, one request per further page.
 
 Rate limits are honoured as GitHub documents them (see `retry`). The token is sent only in the
 Authorization header; it never appears in `repr`, logs or error messages.
@@ -23,8 +27,8 @@ Authorization header; it never appears in `repr`, logs or error messages.
 | module | owns |
 |---|---|
 | `source` | `GitHubSource`: the probe, the ETag short cut, the Activity list of a window |
-| `query` | the GraphQL documents, search ranges, a PR node → `Activity` |
-| `pages` | cursor pagination of search (splitting busy windows) and of a PR's files |
+| `query` | the GraphQL documents, search ranges, a PR or release node → `Activity` |
+| `pages` | cursor pagination of search (splitting busy windows), a PR's files, releases |
 | `cache` | `EtagCache`: each window's probe ETag and the activity it stood for |
 | `retry` | `GitHubApi`: rate limits, retries with back-off, refusals as `RemoteError` |
 | `payloads` | the TypedDict shapes of GitHub's answers |

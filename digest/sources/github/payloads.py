@@ -68,6 +68,23 @@ class SearchResult(TypedDict):
     nodes: list[PullRequest]
 
 
+class Release(TypedDict):
+    """A `Release` node: a draft has no `publishedAt`; `createdAt` is its commit's date."""
+
+    tagName: str
+    url: str
+    isDraft: bool
+    isPrerelease: bool
+    createdAt: str
+    publishedAt: str | None
+    description: str | None
+
+
+class ReleaseConnection(TypedDict):
+    pageInfo: PageInfo
+    nodes: list[Release]
+
+
 class RateLimit(TypedDict):
     cost: int
     remaining: int
@@ -77,6 +94,8 @@ class RateLimit(TypedDict):
 class SearchData(TypedDict):
     rateLimit: RateLimit
     search: SearchResult
+    # `repository { releases }`, asked on the first page of a window only
+    repository: NotRequired[dict[Literal["releases"], ReleaseConnection] | None]
 
 
 class PullRequestFilesData(TypedDict):

@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from digest.model import Activity, FileChange, Window
-from digest.sources.github.payloads import ChangedFile, PullRequest
+from digest.reading.releases import tag_activity
+from digest.sources.github.payloads import ChangedFile, PullRequest, Release
 
 STATUS_LETTERS = {
     "ADDED": "A",
@@ -23,9 +24,23 @@ STATUS_LETTERS = {
 _FILES = (
     "totalCount pageInfo { hasNextPage endCursor } nodes { path additions deletions changeType }"
 )
+# Releases newest first by `createdAt` (their commit's date, never after publishing), so the
+# releases published in a recent window are on the first page.
+RELEASES_PAGE = 25
+_RELEASES = (
+    f"releases(first: {RELEASES_PAGE}, after: $releasesAfter, "
+    "orderBy: {field: CREATED_AT, direction: DESC}) { pageInfo { hasNextPage endCursor } "
+    "nodes { tagName url isDraft isPrerelease createdAt publishedAt description } }"
+)
+# The first page of a window's search also brings the repository's latest releases, so
+# they cost no request of their own (`$releases` is false on every other page).
 SEARCH_QUERY = f"""
-query MergedPullRequests($search: String!, $after: String) {{
+query MergedPullRequests(
+  $search: String!, $after: String,
+  $owner: String!, $name: String!, $releases: Boolean!, $releasesAfter: String
+) {{
   rateLimit {{ cost remaining resetAt }}
+  repository(owner: $owner, name: $name) @include(if: $releases) {{ {_RELEASES} }}
   search(query: $search, type: ISSUE, first: 100, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
@@ -47,6 +62,12 @@ query PullRequestFiles($owner: String!, $name: String!, $number: Int!, $after: S
   repository(owner: $owner, name: $name) {{
     pullRequest(number: $number) {{ files(first: 100, after: $after) {{ {_FILES} }} }}
   }}
+}}
+"""
+RELEASES_QUERY = f"""
+query Releases($owner: String!, $name: String!, $releasesAfter: String) {{
+  rateLimit {{ cost remaining resetAt }}
+  repository(owner: $owner, name: $name) {{ {_RELEASES} }}
 }}
 """
 
@@ -77,6 +98,22 @@ def activity_from_pull(repo: str, pull: PullRequest, files: list[ChangedFile]) -
             )
             for file in files
         ),
+    )
+
+
+def release_activity(repo: str, release: Release) -> Activity | None:
+    """A published release as the activity a git tag of it would be (`tag_activity`), with
+    its notes as the body and GitHub's prerelease flag; None for a draft or a tag that names
+    no version."""
+    if release["isDraft"] or not release["publishedAt"]:
+        return None
+    return tag_activity(
+        repo,
+        release["tagName"],
+        parse_time(release["publishedAt"]),
+        release["url"],
+        body=release["description"] or "",
+        prerelease=release["isPrerelease"],
     )
 
 

@@ -1,4 +1,11 @@
-"""`GitHubSource`: one window's merged pull requests, probed first, searched only on a change."""
+"""`GitHubSource`: one window's merged pull requests and published releases, probed first,
+searched only on a change.
+
+The releases come with the first search page, so they cost no request, and follow the
+probe: a window in which nothing lands reports no release, and a re-poll answered 304
+returns the releases of its last search (a release is published minutes after its
+commit lands, and the scheduler composes closed windows).
+"""
 
 from __future__ import annotations
 
@@ -15,8 +22,8 @@ import httpx
 from digest.errors import SourceError
 from digest.model import Activity, Window
 from digest.sources.github.cache import EtagCache
-from digest.sources.github.pages import all_files, merged_pulls
-from digest.sources.github.query import activity_from_pull, search_time
+from digest.sources.github.pages import all_files, window_changes
+from digest.sources.github.query import activity_from_pull, release_activity, search_time
 from digest.sources.github.retry import DEFAULT_API_URL, GitHubApi, Sleep
 
 log = logging.getLogger("digest.sources.github")
@@ -82,7 +89,8 @@ class GitHubSource:
         return f"github:{self.repo} at {self.api_url}"
 
     async def fetch(self, window: Window) -> AsyncIterator[Activity]:
-        """Yield the pull requests merged in `window`, oldest first."""
+        """Yield the pull requests merged in `window` and the releases published in it
+        (as `tag_activity` builds them), oldest first."""
         async with self._http() as http:
             activities = await self._poll(http, window)
         for activity in activities:
@@ -114,13 +122,16 @@ class GitHubSource:
             log.debug("%s: %s unchanged (304)", self.description, window.label())
             return cached[1]
         label = self.description
-        pulls = (
-            await merged_pulls(self.api, http, window, label=label) if self.api.json(probe) else []
+        pulls, releases = (
+            await window_changes(self.api, http, window, label=label)
+            if self.api.json(probe)
+            else ([], [])
         )
         activities = [
             activity_from_pull(self.repo, pull, await all_files(self.api, http, pull, label=label))
             for pull in pulls
         ]
+        activities += filter(None, (release_activity(self.repo, r) for r in releases))
         for pull in pulls:
             if (labels := pull["labels"])["totalCount"] > len(labels["nodes"]):
                 log.warning(

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from tests.fakes.github.described import graphql_schema
 from tests.fakes.github.limits import Quota
-from tests.fakes.github.records import CHANGE_TYPES, DOCS, FakePull, iso, parse_time
+from tests.fakes.github.records import CHANGE_TYPES, DOCS, FakePull, FakeRelease, iso, parse_time
 
 SEARCH_CAP = 1000
 
@@ -39,6 +39,7 @@ class GraphQLEndpoint:
 
     quota: dict[str, Quota]
     problems: list[str]
+    releases: dict[str, list[FakeRelease]]
 
     def _graphql(self, payload: Any) -> web.Response:
         if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
@@ -147,7 +148,25 @@ class GraphQLEndpoint:
                 raise GitHubGraphQLError("NOT_FOUND", message)
             return _pull_node(repo, by_number[number])
 
-        return {"__typename": "Repository", "nameWithOwner": repo, "pullRequest": pull_request}
+        return {
+            "__typename": "Repository",
+            "nameWithOwner": repo,
+            "pullRequest": pull_request,
+            "releases": self._releases(repo),
+        }
+
+    def _releases(self, repo: str):
+        """`Repository.releases`: GitHub's default order is newest created first; drafts
+        are listed (the token may push) with no `publishedAt`."""
+        releases = list(self.releases.get(repo, []))
+
+        def connection(info: Any, *, orderBy: dict | None = None, **page: Any) -> dict[str, Any]:
+            order = orderBy or {"field": "CREATED_AT", "direction": "DESC"}
+            key = (lambda r: r.tag_name) if order["field"] == "NAME" else (lambda r: r.created_at)
+            ordered = sorted(releases, key=key, reverse=order["direction"] == "DESC")
+            return _connection([_release_node(repo, r) for r in ordered], "releases", page)
+
+        return connection
 
 
 def query_cost(document: graphql.DocumentNode, variables: dict[str, Any]) -> int:
@@ -236,6 +255,23 @@ def _pull_node(repo: str, pull: FakePull) -> dict[str, Any]:
         "mergeCommit": {"__typename": "Commit", "oid": pull.merge_sha},
         "labels": _paged([{"name": label} for label in pull.labels], "labels"),
         "files": _paged(files, "files"),
+    }
+
+
+def _release_node(repo: str, release: FakeRelease) -> dict[str, Any]:
+    # a draft's URL names no tag: GitHub serves it at /releases/tag/untagged-<hash>
+    tag = f"untagged-{abs(hash(release.tag_name)):x}" if release.draft else release.tag_name
+    return {
+        "__typename": "Release",
+        "tagName": release.tag_name,
+        "name": release.name,
+        "url": f"https://github.com/{repo}/releases/tag/{tag}",
+        "isDraft": release.draft,
+        "isPrerelease": release.prerelease,
+        "isLatest": False,
+        "createdAt": iso(release.created_at),
+        "publishedAt": None if release.draft else iso(release.published_at or release.created_at),
+        "description": release.description,
     }
 
 

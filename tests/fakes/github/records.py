@@ -1,4 +1,5 @@
-"""What the fake serves and what it records: merged pull requests and the requests it answered."""
+"""What the fake serves and what it records: merged pull requests, releases and the requests
+it answered."""
 
 from __future__ import annotations
 
@@ -26,6 +27,20 @@ class FakePull:
     body: str = ""
     labels: tuple[str, ...] = ()
     files: tuple[FileChange, ...] = ()
+
+
+@dataclass
+class FakeRelease:
+    """A release as the fake serves it: a draft has no `published_at`; `created_at` is the
+    date of its commit, as GitHub dates a release (so it can precede the publishing)."""
+
+    tag_name: str
+    created_at: datetime
+    published_at: datetime | None = None
+    name: str | None = None
+    description: str = ""
+    draft: bool = False
+    prerelease: bool = False
 
 
 def pulls_from_activities(

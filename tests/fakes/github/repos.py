@@ -71,6 +71,7 @@ class RepositoryEndpoint:
 
     quota: dict[str, Quota]
     repos: dict[str, list[FakePull]]
+    releases: dict[str, list]
     facts: dict[str, RepoFacts]
     moved: dict[str, str]
     rest_prefix: str
@@ -83,10 +84,11 @@ class RepositoryEndpoint:
             setattr(current, name, value)
 
     def rename(self, old: str, new: str) -> None:
-        """Rename or transfer `old` to `new`: its pulls move, and `old` answers 301."""
+        """Rename or transfer `old` to `new`: its pulls and releases move, and `old` answers 301."""
         found = self._repo(*old.split("/", 1))
         assert found is not None, old
         self.repos[new] = self.repos.pop(found[0])
+        self.releases[new] = self.releases.pop(found[0], [])
         self.facts[new.lower()] = self.facts.pop(found[0].lower(), self._facts(new))
         self.moved[old.lower()] = new
 

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from tests.fakes.github.graphql_api import GraphQLEndpoint
 from tests.fakes.github.limits import Quota, RateLimits, Scripted
-from tests.fakes.github.records import DOCS, FakePull, Recorded
+from tests.fakes.github.records import DOCS, FakePull, FakeRelease, Recorded
 from tests.fakes.github.repos import RepoFacts, RepositoryEndpoint
 from tests.fakes.github.rest import CommitsEndpoint
 
@@ -33,6 +33,7 @@ class FakeGitHub(RateLimits, RepositoryEndpoint, CommitsEndpoint, GraphQLEndpoin
         self.rest_prefix = "/api/v3" if enterprise else ""
         self.graphql_path = "/api/graphql" if enterprise else "/graphql"
         self.repos: dict[str, list[FakePull]] = {}
+        self.releases: dict[str, list[FakeRelease]] = {}  # repo as added → its releases
         self.facts: dict[str, RepoFacts] = {}  # lower-case repo → visibility, archived, …
         self.moved: dict[str, str] = {}  # lower-case old name → the new one (301)
         self.requests: list[Recorded] = []
@@ -46,6 +47,12 @@ class FakeGitHub(RateLimits, RepositoryEndpoint, CommitsEndpoint, GraphQLEndpoin
     def add_pulls(self, repo: str, pulls: Iterable[FakePull]) -> None:
         """Add merged PRs to `repo` (creating it); the commits list and its ETag change."""
         self.repos.setdefault(repo, []).extend(pulls)
+
+    def add_releases(self, repo: str, releases: Iterable[FakeRelease]) -> None:
+        """Add releases (drafts too) to `repo` (creating it); the commits list is unchanged,
+        as on GitHub, where publishing a release adds no commit."""
+        self.repos.setdefault(repo, [])
+        self.releases.setdefault(repo, []).extend(releases)
 
     def _repo(self, owner: str, name: str) -> tuple[str, list[FakePull]] | None:
         wanted = f"{owner}/{name}".lower()
