@@ -1,7 +1,8 @@
 """`/wire subscribe OWNER/REPO` for repositories nobody configured, against the loopback
 GitHub: a public one is stored and followed; private, internal, archived, missing, typo,
 renamed, rate-limited and unreachable each get one clear sentence and store nothing; the
-operator's switches and caps refuse by naming their setting."""
+operator's switches and caps refuse by naming their setting. On SQLite, and on PostgreSQL
+when WIRE_TEST_POSTGRES_URL is set (the `store` fixture of conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.store import Store
-from tests.chat import sqlite_store
 from tests.fakes.github import FakeGitHub
 from tests.open_github import TOKEN, open_chat, populate
-
-
-@pytest.fixture
-async def store(tmp_path) -> AsyncIterator[Store]:
-    opened = await sqlite_store(tmp_path)
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 @pytest.fixture
