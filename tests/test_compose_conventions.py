@@ -12,7 +12,7 @@ from digest.compose.housekeeping import languages_in
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Window
 from digest.reading.classify import classify_one
-from digest.reading.language import shorten
+from digest.reading.language import clause, shorten
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 
@@ -153,3 +153,12 @@ def test_a_crate_or_package_folder_is_no_place_in_a_sentence() -> None:
     body = " ".join(s.text for s in story.body)
     assert len(story.body) >= 5
     assert not re.search(r"\bin (py-)?polars-[a-z]+ \[", body), body
+
+
+def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> None:
+    assert clause("lazy props reactivity", kind="fix") == "fixes lazy props reactivity"
+    vite = tuple(ReplaySource(ACTIVITY / "vitejs-vite-2026-q2.jsonl").read_all())
+    month = Window(since=datetime(2026, 4, 1, tzinfo=UTC), until=datetime(2026, 5, 1, tzinfo=UTC))
+    story = compose(vite, config=example_config(), window=month)
+    (upgrade,) = [i.text for i in story.action_items if i.text.startswith("Upgrade vite")]
+    assert re.match(r"Upgrade vite to \d+\.\d+\.\d+ or later: ", upgrade), upgrade

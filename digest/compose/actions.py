@@ -61,6 +61,8 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
         if u.lead.release is not None and any(x.lead.activity.sha in shipped for x in units)
         for version in versions(u)[0][-1:]
     ]
+    # "8.0.4 to 8.0.10" names a range: upgrading means to its last version.
+    latest = [version.rsplit(" to ", 1)[-1] for version in latest]
     # Every security fix of the project counts, folded into a unit or left unnamed.
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
     count = len({e.activity.sha for e in (*everything, *pick.rest) if e.security}) or len(units)
