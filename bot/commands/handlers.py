@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.acks.escalate import acknowledge, with_unacknowledged
 from bot.commands import grammar as g
@@ -100,30 +101,40 @@ class Commands:
     def _where(self, ctx: Context) -> dict[str, str]:
         return {"platform": ctx.platform, "workspace": ctx.workspace, "channel": ctx.channel}
 
-    async def _admitted(self, target: g.Target, ctx: Context):
-        """(repo, topic) of a target, admitting a repository nobody configured; or a Reply."""
+    async def _admitted(self, target: g.Target, ctx: Context) -> tuple[Any, Any]:
+        """(repo, topic) of a target, or the Reply that refuses it, admitting a repository
+        nobody configured; with (the open project, the name typed) when it is one."""
         if target.project is None or self.config.resolve_repo(target.project):
-            return self.names.resolve(target)
+            return self.names.resolve(target), None
         found = await self.door.admit(target.project, ctx)
         if isinstance(found, Reply):
-            return found
+            return found, None
         self.names = await self.door.names()
         resolved = self.names.resolve(g.Target(project=found.repo, topic=target.topic))
-        if isinstance(resolved, Reply) or not isinstance(found, OpenProject):
-            return resolved
-        return (*resolved, found, target.project)
+        opened = (found, target.project) if isinstance(found, OpenProject) else None
+        return resolved, opened
+
+    async def _opened_line(self, ctx: Context, opened, topic: str | None, but: str) -> str:
+        project, typed = opened
+        return open_replies.subscribed(
+            project.repo + (f" topic:{topic}" if topic else "") + but,
+            next_digest=await self.door.next_digest(ctx, self.settings.now()),
+            topics=project.topics,
+            moved_from=typed if typed.lower() != project.repo.lower() else "",
+        )
 
     async def subscribe(self, command: g.Subscribe, ctx: Context) -> Reply:
         """Subscribe the channel to each target; twice is a no-op that says so."""
-        resolved = [await self._admitted(t, ctx) for t in command.targets]
+        admitted = [await self._admitted(t, ctx) for t in command.targets]
+        resolved = [found for found, _ in admitted]
         excludes = self.names.excludes(command.excludes)  # an open project's topics count
         for found in [*resolved, excludes]:
             if isinstance(found, Reply):
                 return found
         assert isinstance(excludes, tuple)
-        opened = {r[0]: r[2:] for r in resolved if isinstance(r, tuple) and len(r) == 4}
+        opened = {found[0]: o for found, o in admitted if o is not None}
         lines = []
-        for repo, topic in dict.fromkeys(r[:2] for r in resolved if not isinstance(r, Reply)):
+        for repo, topic in dict.fromkeys(resolved):
             sub, created = await self.store.subscriptions.add(
                 **self._where(ctx),
                 repo=repo,
@@ -134,16 +145,7 @@ class Commands:
             name = self.names.describe(repo, topic)
             but = f" (excluding {', '.join(excludes)})" if excludes else ""
             if created and repo in opened:
-                project, typed = opened[repo]
-                moved = typed if typed.lower() != project.repo.lower() else ""
-                when_next = await self.door.next_digest(ctx, self.settings.now())
-                line = open_replies.subscribed(
-                    f"{project.repo} topic:{topic}" if topic else project.repo,
-                    next_digest=when_next,
-                    topics=project.topics,
-                    moved_from=moved,
-                )
-                lines.append(line[:-1] + f"{but}." if but else line)
+                lines.append(await self._opened_line(ctx, opened[repo], topic, but))
             elif created:
                 lines.append(f"Subscribed this channel to {name}{but}.")
             elif set(sub.excludes) != set(excludes):

@@ -90,12 +90,13 @@ def try_later(minutes: int, *, limited: bool) -> Reply:
 
 
 def subscribed(
-    repo: str, *, next_digest: str, topics: tuple[str, ...], moved_from: str = ""
+    target: str, *, next_digest: str, topics: tuple[str, ...], moved_from: str = ""
 ) -> str:
-    """The line that confirms an open subscription: what the channel gets, and when."""
+    """The line that confirms an open subscription (`target`: the repository, its topic and
+    exclusions): what the channel gets, and when."""
     was = f" (renamed from {moved_from})" if moved_from else ""
     shown = ", ".join(topics[:8]) + ("…" if len(topics) > 8 else "")
     return (
-        f"Subscribed to {repo}{was}: its next digest is {next_digest}. "
+        f"Subscribed to {target}{was}: its next digest is {next_digest}. "
         f"Topics so far: {shown or 'none yet'}."
     )
