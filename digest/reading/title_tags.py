@@ -64,6 +64,8 @@ TYPE_WORDS = {
 STRICT_TYPE_WORDS = words("FEAT ENH TST MAINT MNT BLD STY TYP BF DEPR BUGFIX HOTFIX CHORE FIX BUG")
 # Type words that are also areas a reader follows: kept as tags besides giving the kind.
 AREA_TYPES = words("CI DOC DOCS")
+# Type words that are no English word, so also read in any case ("Enh add X", "tst: Y").
+_ABBREVIATED_TYPES = words("ENH TST MNT MAINT BLD STY TYP DEPR")
 _TYPE_TOKEN = re.compile(
     r"\[(?P<bracketed>[A-Z]{2,8})\]\s*|(?P<word>[A-Z]{2,8})(?P<sep>\s*[:,/&+|]\s*|\s+|$)"
 )
@@ -77,6 +79,10 @@ def type_prefix(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     "CI: Cache pip" → (("ci",), ("CI",), "Cache pip").
     """
     found: list[str] = []
+    first, _, after = text.partition(" ")
+    word = first.rstrip(":,")
+    if word.upper() in _ABBREVIATED_TYPES and not word.isupper() and after:
+        text = f"{first.upper()} {after}"  # "Enh add default target modules": ENH
     at = 0
     while match := _TYPE_TOKEN.match(text, at):
         word = match["bracketed"] or match["word"]
