@@ -134,3 +134,31 @@ async def test_a_digest_round_reads_each_repository_window_once(
     probes = [r for r in github.requests[before:] if r.path == f"/repos/{GATES}/commits"]
     assert len(probes) == 1  # three filters, one read of its window
     assert all("pull/619" in platform.texts(c) for c in ("C1", "C2", "C3"))
+
+
+async def test_a_digest_re_checks_first_and_never_tells_of_a_repository_made_private(
+    store: Store, github: FakeGitHub
+) -> None:
+    """With polling off, or between two polls, the digest round's own re-check stops it."""
+    settings = open_settings(github.url, now=NOW)
+    platform = ChatPlatform()
+    with time_machine.travel(NOW, tick=True):
+        assert (await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")).ok
+        github.add_repository(GATES, visibility="private")
+        before = len(github.requests)  # subscribing read its first day, for its topics
+        scheduler = Scheduler(
+            store=store,
+            config=WireConfig(),
+            settings=settings,
+            source_for=source_factory(settings),
+            platforms={"chat": platform},
+            worker=Worker(store, {"chat": platform}),
+            before_reading=realtime(store, github).watch.before_reading,
+        )
+        report = await scheduler.run_due(NOW)
+        again = await scheduler.run_due(NOW + timedelta(days=1))
+    assert report.composed == again.composed == 0
+    read = [r.path for r in github.requests[before:] if r.path != f"/repos/{GATES}"]
+    assert read == []  # only the re-check: nothing of it was read
+    assert platform.texts("C1").count("is no longer a public repository on GitHub") == 1
+    assert "pull/" not in platform.texts()

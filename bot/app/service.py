@@ -166,6 +166,7 @@ class Service:
         commands = Commands(
             store=store, config=config, settings=settings, source_for=source_for, platforms=chosen
         )
+        realtime = Realtime(store=store, config=config, settings=settings, source_for=source_for)
         scheduler = Scheduler(
             store=store,
             config=config,
@@ -173,6 +174,7 @@ class Service:
             source_for=source_for,
             platforms=chosen,
             worker=worker,
+            before_reading=realtime.watch.before_reading,
         )
         service = cls(
             store=store,
@@ -182,7 +184,7 @@ class Service:
             settings=settings,
             adapters=adapters,
             sites=web_sites(store=store, config=config, settings=settings, counted=counted),
-            realtime=Realtime(store=store, config=config, settings=settings, source_for=source_for),
+            realtime=realtime,
         )
         service.revision = revision
         try:

@@ -64,18 +64,17 @@ class Realtime:
                 repo, token=token, api_url=api_url, etag=etag, client=client
             )
 
+        # repositories added from chat: re-checked at each poll and before each digest
+        self.watch = OpenWatch(
+            store=store, config=config, recheck=recheck, drop_after=settings.subscribing.drop_after
+        )
         self.poller = Poller(
             store=store,
             config=config,
             newsdesk=self.newsdesk,
             github_options={"token": token, "api_url": api_url},
             webhook_fresh_for=options.webhook_fresh_for,
-            watch=OpenWatch(
-                store=store,
-                config=config,
-                recheck=recheck,
-                drop_after=settings.subscribing.drop_after,
-            ),
+            watch=self.watch,
         )
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None

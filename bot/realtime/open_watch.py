@@ -7,6 +7,9 @@ gone) is withdrawn at once: its subscriptions and its row are deleted, and each 
 that followed it is told once, through the outbox, that it stops. A rate limit or an
 unreachable GitHub skips the repository for this poll. A project no channel followed for
 `[subscribing] drop_after` is dropped; topics seen in a poll join the project's topics.
+A digest round re-checks the open projects it is about to read the same way
+(`before_reading`, which `bot.app.service` hands the scheduler), so polling switched off
+leaves no gap.
 """
 
 from __future__ import annotations
@@ -72,13 +75,25 @@ class OpenWatch:
         dropped = await self.store.open_projects.drop_unfollowed(before=now - self.drop_after)
         if dropped:
             log.info("dropped %d open project(s) no channel followed: %s", len(dropped), dropped)
-        candidates = [
-            p
-            for p in stored
-            if p.key in followed
-            and p.repo not in dropped
-            and not self.config.is_configured(p.repo)  # the configuration covers it
-        ]
+        candidates = [p for p in stored if p.key in followed and p.repo not in dropped]
+        return await self._public(candidates, now, client)
+
+    async def before_reading(self, repos: Iterable[str], now: datetime) -> None:
+        """Re-check the open projects among `repos` before a digest reads them, withdrawing
+        any GitHub no longer calls public (so a digest never tells of one, even with
+        polling off or between two polls)."""
+        wanted = {r.lower() for r in repos}
+        stored = [p for p in await self.store.open_projects.list() if p.key in wanted]
+        if stored:
+            async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as client:
+                await self._public(stored, now, client)
+
+    async def _public(
+        self, projects: list[OpenProject], now: datetime, client: httpx.AsyncClient | None
+    ) -> list[Project]:
+        """The `projects` GitHub still calls public, re-checked `CONCURRENCY` at a time; the
+        configured ones are left to the configuration."""
+        candidates = [p for p in projects if not self.config.is_configured(p.repo)]
         gate = asyncio.Semaphore(CONCURRENCY)
 
         async def check(project: OpenProject) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -36,6 +36,7 @@ from digest.model import Story, Window
 
 log = logging.getLogger("wire.schedule")
 ChannelKey = tuple[str, str, str]  # (platform, workspace, channel)
+BeforeReading = Callable[[Iterable[str], datetime], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,7 @@ class Scheduler:
         source_for: SourceFor,
         platforms: Mapping[str, Platform],
         worker: Worker | None = None,
+        before_reading: BeforeReading | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -119,6 +121,9 @@ class Scheduler:
         self.source_for = source_for
         self.platforms = platforms
         self.worker = worker
+        # re-checks the repositories a pass is about to read (those added from chat may have
+        # gone private: see `bot.realtime.open_watch`); it may remove their subscriptions
+        self.before_reading = before_reading
 
     async def plans(self, now: datetime) -> list[Plan]:
         """Every due channel at `now`."""
@@ -143,6 +148,10 @@ class Scheduler:
         """Compose and enqueue every due channel's stories, then advance its window."""
         report = report or RunReport()
         plans = await self.plans(now)
+        if plans and self.before_reading is not None:
+            repos = {r for plan in plans for f in plan.filters for r in f.repos}
+            await self.before_reading(repos, now)
+            plans = await self.plans(now)  # without what was withdrawn
         report.due = len(plans)
         composed: dict[tuple[Filter, Window], Story | None] = {}
         reads = SharedReads(self.source_for)  # each repository's window read once this pass
