@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from digest.reading.articles import with_article
-from digest.reading.language import clause, past_tense, split_verb
+from digest.reading.language import clause, past_tense, split_kind_verb
 from digest.reading.text import headline_case
 from digest.reading.title_tags import is_product_tag, product_in_paths, type_prefix
 from digest.reading.titles import split_title
@@ -26,7 +26,7 @@ CASES = [json.loads(line) for line in _DATA.read_text(encoding="utf-8").splitlin
 
 def predicate(title: str) -> str:
     parts = split_title(title)
-    verb, obj = split_verb(parts.subject)
+    verb, obj = split_kind_verb(parts.subject, parts.kind)
     return with_article(clause(obj, verb=verb, kind=parts.kind))
 
 

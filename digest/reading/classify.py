@@ -15,7 +15,7 @@ from digest.config import Project, WireConfig, topic_key
 from digest.model import Activity, Urgency
 from digest.reading.audience import housekeeping_of, is_internal, is_security_fix
 from digest.reading.bodies import clean_body
-from digest.reading.language import clause, split_verb
+from digest.reading.language import clause, split_kind_verb
 from digest.reading.releases import Release, is_own_version_bump, release_of
 from digest.reading.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
 from digest.reading.signals import (
@@ -221,7 +221,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
     ignored = {topic_key(t) for t in project.ignore_tags} | {topic_key(project.name)}
     tags = [t for t in parts.tags if topic_key(t) not in ignored]
     subject = parts.subject
-    verb, obj = split_verb(subject)
+    verb, obj = split_kind_verb(subject, parts.kind)
     release = None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
     bump = dependency_bump(activity, subject) if release is None else None
     body = clean_body(activity.body)

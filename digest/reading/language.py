@@ -54,9 +54,11 @@ from digest.reading.text import join_words
 __all__ = [
     "clause",
     "first_clause",
+    "names_trouble",
     "nominalize",
     "past_tense",
     "shorten",
+    "split_kind_verb",
     "split_verb",
     "third_person",
 ]
@@ -77,6 +79,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if "; " in text:
         return _listed(text, verb, kind)
     words = text.split(" ") if text else []
+    if kind == "fix" and names_trouble(text):
+        return noun_phrase(coordinated(words).split(" "), kind)
     if verb:
         return join(third_person(verb), coordinated(words))
     if not words:
@@ -143,6 +147,25 @@ _GENERIC_HEADS = frozenset({"execution", "support", "handling", "logic", "code",
 _SHORTEN_JOINERS = frozenset(
     {"and", "or", "to", "for", "of", "in", "on", "with", "the", "a", "an", "from", "by"}
 )
+
+
+# A fix's title that opens with a plural noun of trouble: "Issues with X", "Errors in Y".
+_BUG_NOUN = re.compile(
+    r"^(issues|problems|errors|bugs|failures|crashes)\s+(with|in|on|when)\b", re.I
+)
+
+
+def names_trouble(title: str) -> bool:
+    """True for a title that opens with a plural noun of trouble ("Issues with X"): of a
+    fix, it says what was fixed, and its first word is no verb."""
+    return _BUG_NOUN.match(title) is not None
+
+
+def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
+    """`split_verb`, knowing the title's kind: a fix's "Issues with X" opens with no verb."""
+    if kind == "fix" and names_trouble(subject):
+        return None, subject
+    return split_verb(subject)
 
 
 _SUBORDINATORS = frozenset(
