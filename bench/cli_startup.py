@@ -30,7 +30,7 @@ import resource
 import subprocess
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from digest.sources.git import reader_count
@@ -54,28 +54,39 @@ BARE_TYPER = [
 ]
 
 
-def build_clone(path: Path, replay: Path = REPLAY) -> Path:
-    """A linear git history with the commits of `replay`, oldest first, at `path`."""
-    commits = sorted(
-        (json.loads(line) for line in replay.read_text(encoding="utf-8").splitlines()),
-        key=lambda row: row["committed_at"],
-    )
+def build_clone(
+    path: Path,
+    replay: Path = REPLAY,
+    commits: list[dict] | None = None,
+    *,
+    max_lines: int | None = None,
+    line_bytes: int | None = None,
+) -> Path:
+    """A linear git history with the commits of `replay` (or the records `commits`), oldest
+    first, at `path`; `max_lines` caps a file's length (its oldest lines go first), and
+    `line_bytes` a line's."""
+    if commits is None:
+        commits = [json.loads(line) for line in replay.read_text(encoding="utf-8").splitlines()]
+    commits = sorted(commits, key=lambda row: datetime.fromisoformat(row["committed_at"]))
     path.mkdir(parents=True, exist_ok=True)
     git = ["git", "-C", str(path)]
     subprocess.run([*git, "init", "--quiet", "--initial-branch=main"], check=True)
     subprocess.run(
         [*git, "remote", "add", "origin", "https://github.com/pytorch/executorch.git"], check=True
     )
-    stream = _fast_import_stream(commits)
+    stream = _fast_import_stream(commits, max_lines, line_bytes)
     subprocess.run([*git, "fast-import", "--quiet"], input=stream, check=True)
     subprocess.run([*git, "repack", "-adq"], check=True)
     subprocess.run([*git, "reset", "--quiet", "--soft", "main"], check=True)
     return path
 
 
-def _fast_import_stream(commits: list[dict]) -> bytes:
+def _fast_import_stream(
+    commits: list[dict], max_lines: int | None = None, line_bytes: int | None = None
+) -> bytes:
     """The fast-import commands for a first commit holding every file that later commits
-    change or delete, then one commit per record with its files' line counts."""
+    change or delete, then one commit per record with its files' line counts (a file cut
+    to its last `max_lines` lines, when given)."""
     rng = random.Random(1209)
     lines: dict[str, list[bytes]] = {}
     created = {f["path"] for c in commits for f in c["files"] if f["status"] == "A"}
@@ -86,7 +97,8 @@ def _fast_import_stream(commits: list[dict]) -> bytes:
     chunks: list[bytes] = []
 
     def line(path: str) -> bytes:
-        return f"{path}: {rng.getrandbits(160):040x} {rng.random():.12f}\n".encode()
+        text = f"{path}: {rng.getrandbits(160):040x} {rng.random():.12f}"
+        return (text[-line_bytes + 1 :] if line_bytes else text).encode() + b"\n"
 
     def blob(path: str) -> None:
         body = b"".join(lines[path])
@@ -103,11 +115,13 @@ def _fast_import_stream(commits: list[dict]) -> bytes:
             + b"\n"
         )
 
-    header("Import", "2026-03-01T00:00:00+00:00", "Import the tree before the quarter")
+    before = datetime.fromisoformat(commits[0]["committed_at"]) - timedelta(days=30)
+    header("Import", before.isoformat(), "Import the tree before the first record")
     for change in touched:
         path = change["path"]
         if path not in lines and path not in created:
-            lines[path] = [line(path) for _ in range(deleted[path] + rng.randint(50, 400))]
+            count = deleted[path] + rng.randint(50, 400)
+            lines[path] = [line(path) for _ in range(min(count, max_lines or count))]
             blob(path)
     for commit in commits:
         header(commit["author_name"], commit["committed_at"], commit["message"])
@@ -119,6 +133,8 @@ def _fast_import_stream(commits: list[dict]) -> bytes:
                 continue
             kept = lines.get(path, [])[(change["deletions"] or 0) :]
             lines[path] = kept + [line(path) for _ in range(change["additions"] or 1)]
+            if max_lines is not None:
+                del lines[path][:-max_lines]
             blob(path)
     return b"".join(chunks)
 

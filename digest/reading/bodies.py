@@ -19,9 +19,16 @@ def clean_body(body: str) -> str:
     kept: list[str] = []
     for line in body.splitlines():
         stripped = line.strip()
-        if _SECTION_STOP.match(stripped) or stripped.lower().startswith("test plan"):
+        # Each pattern needs a certain first character, ':' or '@': most lines of prose have
+        # none of them and skip the patterns (a year of changes has a hundred thousand lines).
+        first = stripped[:1]
+        if first == "#" and _SECTION_STOP.match(stripped):
             break
-        if _TRAILER_LINE.match(stripped) or _STACK_LINE.match(stripped):
+        if first in "tT" and stripped.lower().startswith("test plan"):
+            break
+        if ((":" in stripped or "@" in stripped) and _TRAILER_LINE.match(stripped)) or (
+            first in "sS*" and _STACK_LINE.match(stripped)
+        ):
             continue
         kept.append(line.rstrip())
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()

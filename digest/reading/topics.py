@@ -160,16 +160,17 @@ def build_context(
     spellings its titles and title `tags` (one group per change) give names."""
     activities = list(activities)
     generic = frozenset(topic_key(f) for f in settings.container_folders)
+    blocked = generic | own_names(project)  # what `_candidate` blocks, built once
     containers: set[str] = set()
     for _ in range(2):  # a container may hold another (`workspace/pkgname/…`)
         tops: Counter[str] = Counter()
         coded = 0
+        skip = frozenset(containers)
         for activity in activities:
             found = {
                 topic_key(c)
                 for f in activity.files
-                if (c := _candidate(f.path, project, generic, frozenset(containers))) is not None
-                and c != CI_TOPIC
+                if (c := _first_topic_folder(f.path, blocked, skip)) is not None and c != CI_TOPIC
             }
             coded += any(
                 not (is_test_path(f.path) or is_doc_path(f.path) or is_ci_path(f.path))
@@ -239,7 +240,8 @@ def topics_for(
     for change in activity.files:
         names = _glob_topics(project.topics, change.path)
         if not names:
-            candidate = _candidate(change.path, project, context.generic, context.containers)
+            # `_candidate` of the path: `blocked` is the set it would build for every file
+            candidate = _first_topic_folder(change.path, blocked, context.containers)
             if candidate is None:
                 continue
             names = (context.display(candidate, project),)
