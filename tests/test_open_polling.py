@@ -162,3 +162,18 @@ async def test_a_digest_re_checks_first_and_never_tells_of_a_repository_made_pri
     assert read == []  # only the re-check: nothing of it was read
     assert platform.texts("C1").count("is no longer a public repository on GitHub") == 1
     assert "pull/" not in platform.texts()
+
+
+async def test_a_repository_renamed_between_polls_is_followed_under_its_new_name(
+    store: Store, github: FakeGitHub
+) -> None:
+    with time_machine.travel(NOW, tick=True):
+        assert (await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")).ok
+        poller = realtime(store, github)
+        await poller.poll(NOW)
+        github.rename(GATES, "acme/Merge-Gates")
+        report = await poller.poll(NOW + timedelta(minutes=10))
+    assert report.polled == ["acme/Merge-Gates"] and report.failed == []
+    [project] = await store.open_projects.list()
+    assert (project.repo, project.source) == ("acme/Merge-Gates", "github:acme/Merge-Gates")
+    assert [s.repo for s in await store.subscriptions.list()] == ["acme/Merge-Gates"]

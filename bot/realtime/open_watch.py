@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 import httpx
@@ -102,26 +103,35 @@ class OpenWatch:
 
         public = await asyncio.gather(*(check(p) for p in candidates))
         return [
-            Project(repo=p.repo, name=p.name, source=p.source)
-            for p, ok in zip(candidates, public, strict=True)
-            if ok
+            Project(repo=repo, name=repo.split("/", 1)[1], source=f"github:{repo}")
+            for repo in public
+            if repo is not None
         ]
 
     async def _still_public(
         self, project: OpenProject, now: datetime, client: httpx.AsyncClient | None
-    ) -> bool:
+    ) -> str | None:
+        """The repository's name if GitHub still calls it public (its new name if it was
+        renamed or transferred meanwhile), else None."""
         found = await self.recheck(project.repo, project.etag, client)
         if found.outcome == "unchanged":
-            return True
+            return project.repo
         if found.outcome in ("limited", "unreachable"):
             log.info("re-checking %s: GitHub %s; skipped this poll", project.repo, found.outcome)
-            return False
+            return None
         info = found.info
         if found.outcome == "found" and info is not None and info.is_public:
-            await self.store.open_projects.update(project.repo, etag=found.etag)
-            return True
+            if info.full_name.lower() == project.key:
+                await self.store.open_projects.update(project.repo, etag=found.etag)
+                return project.repo
+            if not self.config.is_configured(info.full_name):
+                moved = replace(project, repo=info.full_name, name=info.name, etag=found.etag)
+                await self.store.open_projects.rename(project.repo, moved)
+                await self.store.subscriptions.rename_repo(project.repo, info.full_name)
+                log.info("%s is now %s: followed under its new name", project.repo, moved.repo)
+                return moved.repo
         await self.withdraw(project.repo, now)
-        return False
+        return None
 
     async def withdraw(self, repo: str, now: datetime) -> int:
         """Stop following `repo`: tell each channel once, delete its subscriptions and row."""

@@ -11,7 +11,7 @@ repository at once leave one row and both read it back.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import Row, delete, func, select, update
@@ -125,6 +125,12 @@ class OpenProjects:
         if keys:
             async with self._db.begin() as conn:
                 await conn.execute(update(O).where(O.key.in_(keys)).values(followed_at=now))
+
+    async def rename(self, old: str, project: OpenProject) -> None:
+        """Store `project` (a renamed or transferred repository) in place of `old`."""
+        async with self._db.begin() as conn:
+            await conn.execute(delete(O).where(O.key == old.lower()))
+        await self.add(replace(project, source=f"github:{project.repo}"))
 
     async def remove(self, repo: str) -> bool:
         """Drop the open project of `repo`; False when there was none."""

@@ -98,6 +98,30 @@ class Subscriptions:
             result = await conn.execute(delete(S).where(_same_target(**target)))
         return result.rowcount > 0
 
+    async def rename_repo(self, old: str, new: str) -> int:
+        """Point every subscription of `old` (any case) at `new`, a renamed repository; a
+        channel that already follows `new` the same way keeps that one. Returns how many
+        moved."""
+        async with self._db.begin() as conn:
+            rows = (
+                await conn.execute(select(S.__table__).where(func.lower(S.repo) == old.lower()))
+            ).all()
+            moved = 0
+            for row in rows:
+                taken = _same_target(
+                    platform=row.platform,
+                    workspace=row.workspace,
+                    channel=row.channel,
+                    repo=new,
+                    topic=row.topic,
+                )
+                if (await conn.execute(select(S.id).where(taken))).first() is not None:
+                    await conn.execute(delete(S).where(S.id == row.id))
+                else:
+                    await conn.execute(S.__table__.update().where(S.id == row.id).values(repo=new))
+                    moved += 1
+        return moved
+
     async def list(
         self,
         *,
