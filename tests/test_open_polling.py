@@ -43,6 +43,20 @@ def realtime(store: Store, github: FakeGitHub, **rules: object) -> Realtime:
     )
 
 
+def scheduler_for(store: Store, github: FakeGitHub, platform: ChatPlatform) -> Scheduler:
+    """The scheduler as `wire run` wires it: it re-checks open projects before reading."""
+    settings = open_settings(github.url, now=NOW)
+    return Scheduler(
+        store=store,
+        config=WireConfig(),
+        settings=settings,
+        source_for=source_factory(settings),
+        platforms={"chat": platform},
+        worker=Worker(store, {"chat": platform}),
+        before_reading=realtime(store, github).watch.before_reading,
+    )
+
+
 async def test_a_poll_reads_an_open_project_and_sends_its_bulletin(
     store: Store, github: FakeGitHub
 ) -> None:
@@ -114,20 +128,12 @@ async def test_a_project_nobody_follows_for_drop_after_is_dropped(
 async def test_a_digest_round_reads_each_repository_window_once(
     store: Store, github: FakeGitHub
 ) -> None:
-    settings = open_settings(github.url, now=NOW)
     platform = ChatPlatform()
     with time_machine.travel(NOW, tick=True):
         for channel, extra in (("C1", ""), ("C2", " -author:nobody"), ("C3", " -author:someone")):
             chat = open_chat(store, github.url, now=NOW, channel=channel)
             assert (await chat(f"/wire subscribe {GATES}{extra}")).ok
-        scheduler = Scheduler(
-            store=store,
-            config=WireConfig(),
-            settings=settings,
-            source_for=source_factory(settings),
-            platforms={"chat": platform},
-            worker=Worker(store, {"chat": platform}),
-        )
+        scheduler = scheduler_for(store, github, platform)
         before = len(github.requests)
         report = await scheduler.run_due(NOW)
     assert (report.due, report.composed, report.enqueued) == (3, 3, 3)
@@ -140,21 +146,12 @@ async def test_a_digest_re_checks_first_and_never_tells_of_a_repository_made_pri
     store: Store, github: FakeGitHub
 ) -> None:
     """With polling off, or between two polls, the digest round's own re-check stops it."""
-    settings = open_settings(github.url, now=NOW)
     platform = ChatPlatform()
     with time_machine.travel(NOW, tick=True):
         assert (await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")).ok
         github.add_repository(GATES, visibility="private")
         before = len(github.requests)  # subscribing read its first day, for its topics
-        scheduler = Scheduler(
-            store=store,
-            config=WireConfig(),
-            settings=settings,
-            source_for=source_factory(settings),
-            platforms={"chat": platform},
-            worker=Worker(store, {"chat": platform}),
-            before_reading=realtime(store, github).watch.before_reading,
-        )
+        scheduler = scheduler_for(store, github, platform)
         report = await scheduler.run_due(NOW)
         again = await scheduler.run_due(NOW + timedelta(days=1))
     assert report.composed == again.composed == 0
