@@ -183,7 +183,7 @@ def test_hostile_titles_cannot_forge_citations() -> None:
 # ---------------------------------------------------------------- shape on every window
 
 _CONNECTIVES = ("also", "In addition", "Elsewhere", "Meanwhile", "Beyond these")
-_IMPERATIVE = ("Check ", "Review ", "Watch ", "Plan ")
+_IMPERATIVE = ("Check ", "Review ", "Watch ", "Plan ", "Try ", "Consider ", "Upgrade ", "Take ")
 
 
 def every_window() -> list[tuple[str, tuple[Activity, ...], Window]]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from digest.compose import compose
 from digest.compose.housekeeping import languages_in
 from digest.config import Project, WireConfig
@@ -162,3 +164,25 @@ def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> 
     story = compose(vite, config=example_config(), window=month)
     (upgrade,) = [i.text for i in story.action_items if i.text.startswith("Upgrade vite")]
     assert re.match(r"Upgrade vite to \d+\.\d+\.\d+ or later: ", upgrade), upgrade
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "opening"),
+    [
+        ("Add support for Conv2d to AdaLoRA", "", "Try Conv2d in tool: the change adds support"),
+        ("Add MLX backend support for Gemma 4 31B", "", "Try it in tool: the change adds MLX"),
+        ("Support a `strict` option in the loader", "", "Consider the new setting if you"),
+        (
+            "Support streaming exports",
+            "## Why\n\nLarge exports no longer need the whole table in memory at once.",
+            "Try it in tool: the change supports streaming exports; its description says "
+            "“Large exports no longer need the whole table in memory at once”",
+        ),
+    ],
+)
+def test_an_item_says_what_to_do_in_the_changes_own_terms(
+    title: str, body: str, opening: str
+) -> None:
+    story = compose([change(title, "src/tool/x.py", body=body)], config=config(), window=DAY)
+    items = [i.text for i in story.action_items if i.urgency == "plan"]
+    assert len(items) == 1 and items[0].startswith(opening), items

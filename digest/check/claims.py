@@ -148,7 +148,9 @@ def action_integrity(
         ):
             broken.append(f"{label} is [{item.urgency}], which does not fit what it cites")
         else:
-            names = set(_CAMEL.findall(_SLUG.sub(" ", item.text))) - project_names
+            # A quotation's names are its author's, checked verbatim by rule 8.
+            said = QUOTED.sub(" ", item.text)
+            names = set(_CAMEL.findall(_SLUG.sub(" ", said))) - project_names
             evidence = " ".join(_evidence(e) for e in events)
             unsupported = [n for n in names if topic_key(n) not in evidence]
             if unsupported:
@@ -292,13 +294,13 @@ def faithful(
     by_ref: dict[int, Event],
     from_title: set[int] = frozenset(),  # type: ignore[assignment]
 ) -> list[str]:
-    """Rule 8: a citing sentence's quotations are verbatim, contiguous and at most
+    """Rule 8: a citing sentence's (or action item's) quotations are verbatim, contiguous and at most
     `MAX_QUOTE_WORDS` words of one cited change's title or body; its numbers appear in
     what it cites; no Markdown, link, @-mention or trailer enters any sentence. A sentence
     citing a change known only by its title (`from_title`: no body to read) is judged on
     Markdown alone."""
     problems = []
-    for sentence in story.body:
+    for sentence in (*story.body, *story.action_items):  # an item may quote a description too
         text = MARKER_TEXT.sub(" ", sentence.text)
         refs = [by_ref[n] for n in (cited_numbers(sentence.text) or sentence.refs) if n in by_ref]
         titles = " ".join(e.activity.title for e in refs)
@@ -315,6 +317,8 @@ def faithful(
         for quote in _quotes(text):
             if len(quote.split()) > MAX_QUOTE_WORDS or not _quoted_from(quote, refs):
                 problems.append(f"“{quote[:50]}” is not the words of what it cites")
+        if sentence in story.action_items:
+            continue  # an item's own numbers (the version to upgrade to) are rule 3's
         unquoted = _OUR_COUNT.sub(" ", QUOTED.sub(" ", text))
         for number in _NUMBER.findall(unquoted):
             pattern = re.compile(rf"(?<![\d.]){re.escape(number)}(?![\d])")

@@ -12,7 +12,9 @@ counted in the body (`acted_on` says which are cited).
 
 from __future__ import annotations
 
-from digest.compose.body import MAX_CITATIONS
+import re
+
+from digest.compose.body import MAX_CITATIONS, _reads_well
 from digest.compose.citations import cite
 from digest.compose.phrases import (
     _is_backend,
@@ -24,10 +26,12 @@ from digest.compose.phrases import (
     topic_of,
 )
 from digest.compose.release import versions
-from digest.config import WireConfig
+from digest.config import WireConfig, topic_key
 from digest.model import Urgency
+from digest.reading.classify import Event
 from digest.reading.language import nominalize
 from digest.reading.text import clean_fragment
+from digest.reading.why import quotation
 from digest.select import ProjectPick, Unit
 
 Action = tuple[str, Urgency, str, str]  # (text, urgency, repo, key of what it cites)
@@ -149,13 +153,53 @@ def deprecation_item(unit: Unit, *, name: str) -> str:
     )
 
 
+_SETTING = re.compile(r"\b(options?|flags?|parameters?|settings?|arguments?|env var\w*)\b", re.I)
+_SUPPORT = re.compile(r"\bsupport\b", re.I)
+# What a change adds support for: "support for Conv2d in AdaLoRA", "bf16 support".
+_SUPPORTED = (
+    re.compile(r"\bsupport for (?P<thing>.+?)(?= (?:in|to|on|with|via|for) |$)", re.I),
+    re.compile(r"(?P<thing>(?:\S+ ){0,2}\S+) support\b", re.I),
+)
+
+
+def _supported(event: Event) -> str | None:
+    """The thing a change supports, in its own words, or None."""
+    for pattern in _SUPPORTED:
+        if match := pattern.search(clean_fragment(event.obj)):
+            thing = match["thing"].strip()
+            own = event.project.own_keys & {topic_key(w) for w in thing.split()}
+            if 0 < len(thing.split()) <= 5 and not own and thing.lower() not in ("add", "the"):
+                return thing
+    return None
+
+
+# A description quoted in an item is short: an item is read at a glance.
+_QUOTED_WORDS = 16
+
+
 def capability_item(unit: Unit, *, name: str) -> str:
-    """ "Plan to use it if you build on ExecuTorch's Arm backend: the change adds …"."""
+    """What a reader can now do, in the change's own terms: "Try bf16 in ExecuTorch's Arm
+    backend: the change adds bf16 support for …", "Consider the new setting if you
+    configure …", else "Plan to use it if you build on …"; with what its description says
+    it is for, when it says so briefly."""
     event = unit.lead
-    return (
-        f"Plan to use it if you build on {place(event, name)}: the change "
-        f"{_predicate(event, max_words=10)} {cite(event.activity)}"
-    )
+    where = place(event, name)
+    if _SETTING.search(event.obj):
+        lead = f"Consider the new setting if you configure {where}"
+    elif event.new_support or _SUPPORT.search(event.obj):
+        thing = _supported(event)
+        # A name with a number ("Gemma 4 31B") said twice in one line reads as a stutter.
+        stutter = thing is None or re.search(r"(?<!\w)\d", thing) is not None
+        lead = f"Try it in {where}" if stutter else f"Try {thing} in {where}"
+    else:
+        lead = f"Plan to use it if you build on {where}"
+    item = f"{lead}: the change {_predicate(event, max_words=10)}"
+    said = quotation(event.body, event.activity.title, max_words=_QUOTED_WORDS)
+    quoted = f"{item}; its description says “{said}”" if said and not said.endswith("…") else ""
+    names = (name, event.project.name)
+    if quoted and _reads_well(quoted, event.activity.title, names):
+        item = quoted
+    return f"{item} {cite(event.activity)}"
 
 
 def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]]]:
