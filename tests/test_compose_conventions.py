@@ -155,6 +155,8 @@ def test_a_crate_or_package_folder_is_no_place_in_a_sentence() -> None:
     body = " ".join(s.text for s in story.body)
     assert len(story.body) >= 5
     assert not re.search(r"\bin (py-)?polars-[a-z]+ \[", body), body
+    # … but a crate that says more than its section does may be the sentence's subject.
+    assert re.search(r"(^|\. )(py-)?polars-[a-z]+ [a-z]+s ", body), body
 
 
 def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> None:

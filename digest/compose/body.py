@@ -178,10 +178,14 @@ def unit_sentence(
         ).replace("  ", " ")
     predicate = _predicate(event, max_words=max_words)
     # No place for internal work: its folder (a test app, an example) is none a reader
-    # follows; nor a crate's or package's folder name ("in polars-core", "in ruff_dev").
+    # follows; nor is a crate's or package's folder ("in polars-core", "in ruff_dev").
     area = None if event.internal else _area(event)
-    area = None if area and _PACKAGE_NAME.fullmatch(area) else area
     subject = name
+    if area and _PACKAGE_NAME.fullmatch(area):
+        # A crate's or package's name is the subject when it says more than the section
+        # does ("polars-plan pushes down slices …"), else nothing.
+        told = area in (unit.dominant_topic, known_topic) or event.product is not None
+        subject, area = (name if told else area), None
     if area and _is_backend(event, area):
         subject, area = f"{name}'s {area} backend", None
     elif event.product is not None:
