@@ -159,6 +159,7 @@ async def run(repos: int, interval: int, channels: int) -> None:
                 settings=settings,
                 source_for=source_factory(settings),
                 platforms={},
+                before_reading=realtime.watch.before_reading,  # as `wire run` wires it
             )
             before = github.counters()
             started = time.perf_counter()
