@@ -98,7 +98,7 @@ def main() -> None:
     parser.add_argument("--clone", type=Path, help="a local clone (default: the year stand-in)")
     parser.add_argument("--since", default=SINCE)
     parser.add_argument("--until", default=UNTIL)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="print where the time goes")
     parser.add_argument("--top", type=int, default=25, help="hot spots to print")
     args = parser.parse_args()

@@ -18,8 +18,11 @@ A poll of one window costs, in order:
    searched on its own. The window's first page also asks for the repository's latest
    `RELEASES_PAGE` releases, newest commit first, at no extra request; a release published in
    the window comes back as the activity a release tag would (`tag_activity`, its notes as
-   body, GitHub's prerelease flag as the label `prerelease`), drafts never. Only a window
-   older than those releases pages back through them, one request per further page.
+   body, GitHub's prerelease flag as the label `prerelease`), drafts never. A release is
+   listed by its commit's date, so the list is paged back, one request a page, only until
+   it reaches commits a week (`RELEASE_LEAD`) older than the window: a window older than
+   the latest releases pays for that, or one of a repository that published more than 25
+   in the window and the week before it.
 
 Rate limits are honoured as GitHub documents them (see `retry`). The token is sent only in the
 Authorization header; it never appears in `repr`, logs or error messages.
