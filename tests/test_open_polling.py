@@ -1,6 +1,6 @@
 """Repositories added from chat at poll and digest time, against the loopback GitHub: the
-poller re-checks each with a conditional request (free when unchanged) and reads it like a
-configured one, bulletins included; one made private stops and its channels are told once;
+poller re-checks each with a conditional request (free when unchanged) before anything new
+of it is told and otherwise hourly, and reads it like a configured one, bulletins included; one made private stops and its channels are told once;
 one nobody follows for `drop_after` is dropped; a digest round reads each repository's
 window once however many filters include it."""
 
@@ -72,8 +72,28 @@ async def test_a_poll_reads_an_open_project_and_sends_its_bulletin(
         again = await poller.poll(NOW + timedelta(minutes=2))
     assert again.polled == [GATES] and again.queued == 0
     cost = {k: github.counters()[k] - before[k] for k in before}
-    assert cost == {"graphql_requests": 0, "rest_requests": 2, "core_quota": 0, "graphql_quota": 0}
-    assert [r.status for r in github.requests[-2:]] == [304, 304]  # repository, then commits
+    # nothing new and checked minutes ago: no re-check, and the commits answer 304
+    assert cost == {"graphql_requests": 0, "rest_requests": 1, "core_quota": 0, "graphql_quota": 0}
+    assert [r.status for r in github.requests[-1:]] == [304]
+
+
+async def test_a_repository_with_nothing_new_is_re_checked_hourly_and_before_news(
+    store: Store, github: FakeGitHub
+) -> None:
+    with time_machine.travel(NOW, tick=True):
+        assert (await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")).ok
+        poller = realtime(store, github)
+        await poller.poll(NOW)
+        looked = len(lookups(github))
+        for minutes in (10, 20, 30):
+            await poller.poll(NOW + timedelta(minutes=minutes))
+        assert len(lookups(github)) == looked  # nothing new: not asked
+        github.add_pulls(GATES, [later_gate(github)])
+        news = await poller.poll(NOW + timedelta(minutes=40))
+        assert len(lookups(github)) == looked + 1  # news: asked first
+        assert news.queued == 1
+        await poller.poll(NOW + timedelta(minutes=110))
+    assert len(lookups(github)) == looked + 2  # an hour on: asked again
 
 
 async def test_a_repository_made_private_stops_and_its_channels_are_told_once(
@@ -103,6 +123,11 @@ async def test_a_repository_made_private_stops_and_its_channels_are_told_once(
     assert "pull/" not in after  # nothing of it after it went private
     refused = await open_chat(store, github.url, now=NOW)(f"/wire subscribe {GATES}")
     assert "GitHub has no public repository" in refused
+
+
+def lookups(github: FakeGitHub) -> list[object]:
+    """The requests that asked GitHub about the repository itself (`GET /repos/{o}/{r}`)."""
+    return [r for r in github.requests if r.path.lower() == f"/repos/{GATES}".lower()]
 
 
 def later_gate(github: FakeGitHub) -> FakePull:
@@ -169,7 +194,7 @@ async def test_a_repository_renamed_between_polls_is_followed_under_its_new_name
         poller = realtime(store, github)
         await poller.poll(NOW)
         github.rename(GATES, "acme/Merge-Gates")
-        report = await poller.poll(NOW + timedelta(minutes=10))
+        report = await poller.poll(NOW + timedelta(minutes=70))  # past the hourly re-check
     assert report.polled == ["acme/Merge-Gates"] and report.failed == []
     [project] = await store.open_projects.list()
     assert (project.repo, project.source) == ("acme/Merge-Gates", "github:acme/Merge-Gates")

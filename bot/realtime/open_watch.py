@@ -1,8 +1,11 @@
 """Open projects at poll time: which to read, which to withdraw, which to drop.
 
-Before the poller reads a repository added from chat (see `bot.commands.open_door`), it
-asks GitHub again with the ETag of the last answer: an unchanged repository answers 304,
-which costs no quota. One GitHub no longer calls public (made private or internal, or
+The poller asks GitHub again about a repository added from chat (see
+`bot.commands.open_door`) before anything new of it is told, and otherwise at most every
+`RECHECK_EVERY`: on github.com the repository's ETag changes with every push to any
+branch, star or issue, so a check at every poll of a busy repository would cost a point of
+the REST budget each time. A check sends the ETag of the last answer; an unchanged
+repository answers 304, which costs no quota. One GitHub no longer calls public (made private or internal, or
 gone) is withdrawn at once: its subscriptions and its row are deleted, and each channel
 that followed it is told once, through the outbox, that it stops. A rate limit or an
 unreachable GitHub skips the repository for this poll. A project no channel followed for
@@ -18,7 +21,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import httpx
 
@@ -30,8 +33,18 @@ from digest.sources.github.repository import RepositoryLookup
 
 log = logging.getLogger("wire.realtime.open")
 CONCURRENCY = 8  # re-checks at once
+# How long a repository with nothing new may go without a re-check: a rename is followed
+# and a repository gone private is withdrawn by then even if it lands nothing.
+RECHECK_EVERY = timedelta(hours=1)
 # (repo, etag of the last answer, the poll's HTTP client) → what GitHub says now
 ReCheck = Callable[[str, str | None, httpx.AsyncClient | None], Awaitable[RepositoryLookup]]
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def _as_project(repo: str) -> Project:
+    return Project(repo=repo, name=repo.split("/", 1)[1], source=f"github:{repo}")
 
 
 def withdrawal_notice(repo: str, now: datetime) -> Story:
@@ -63,6 +76,8 @@ class OpenWatch:
         self.config = config
         self.recheck = recheck
         self.drop_after = drop_after
+        self.checked: dict[str, datetime] = {}  # repository key → its last re-check
+        self.seen: dict[str, set[str]] = {}  # repository key → shas already read
 
     async def due(self, now: datetime, *, client: httpx.AsyncClient | None = None) -> list[Project]:
         """The open projects to read in this poll, as projects of the `github:` source;
@@ -77,7 +92,30 @@ class OpenWatch:
         if dropped:
             log.info("dropped %d open project(s) no channel followed: %s", len(dropped), dropped)
         candidates = [p for p in stored if p.key in followed and p.repo not in dropped]
-        return await self._public(candidates, now, client)
+        stale = [p for p in candidates if now - self.checked.get(p.key, _NEVER) >= RECHECK_EVERY]
+        fresh = [_as_project(p.repo) for p in candidates if p not in stale]
+        return fresh + await self._public(stale, now, client)
+
+    async def cleared(
+        self,
+        repo: str,
+        activities: list[Activity],
+        now: datetime,
+        client: httpx.AsyncClient | None = None,
+    ) -> bool:
+        """True when the poll may judge `activities` of open project `repo`: nothing in
+        them is new, it was re-checked in this poll, or a re-check now finds it public
+        still. False when it is withdrawn (or GitHub cannot say): nothing of it is told."""
+        key = repo.lower()
+        shas = {a.sha for a in activities}
+        if shas <= self.seen.get(key, set()) or self.checked.get(key) == now:
+            self.seen[key] = self.seen.get(key, set()) | shas
+            return True
+        stored = [p for p in await self.store.open_projects.list() if p.key == key]
+        if not stored or not await self._public(stored, now, client):
+            return False
+        self.seen[key] = self.seen.get(key, set()) | shas
+        return True
 
     async def before_reading(self, repos: Iterable[str], now: datetime) -> None:
         """Re-check the open projects among `repos` before a digest reads them, withdrawing
@@ -102,11 +140,11 @@ class OpenWatch:
                 return await self._still_public(project, now, client)
 
         public = await asyncio.gather(*(check(p) for p in candidates))
-        return [
-            Project(repo=repo, name=repo.split("/", 1)[1], source=f"github:{repo}")
-            for repo in public
-            if repo is not None
-        ]
+        for project, repo in zip(candidates, public, strict=True):
+            if repo is not None:
+                self.checked[repo.lower()] = now
+                self.checked[project.key] = now
+        return [_as_project(repo) for repo in public if repo is not None]
 
     async def _still_public(
         self, project: OpenProject, now: datetime, client: httpx.AsyncClient | None

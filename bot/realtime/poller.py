@@ -58,6 +58,7 @@ class PollReport:
     polled: list[str] = field(default_factory=list)
     served_by_webhook: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    withdrawn: list[str] = field(default_factory=list)  # read, then found no longer public
     changes: int = 0
     queued: int = 0
 
@@ -124,9 +125,13 @@ class Poller:
             if activities is None:
                 report.failed.append(project.repo)
                 continue
-            report.polled.append(project.repo)
             if self.watch is not None and project in opened:
+                # nothing new of a repository added from chat is told unchecked
+                if not await self.watch.cleared(project.repo, activities, now):
+                    report.withdrawn.append(project.repo)
+                    continue
                 await self.watch.note_topics(project.repo, activities)
+            report.polled.append(project.repo)
             judged = await self.newsdesk.judge(activities, via="poll", now=now)
             report.changes += judged.changes
             report.queued += judged.queued
