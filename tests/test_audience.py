@@ -239,7 +239,7 @@ def test_polars_names_no_internal_refactor_while_users_got_features() -> None:
     story = _week("pola-rs-polars-2026-q2.jsonl", "2026-05-04")
     titles = {r.title for r in story.references}
     assert not any(t.startswith("refactor") for t in titles), titles
-    assert "LAZYFRAME.GATHER" in story.headline or "`over`" in story.headline
+    assert "LazyFrame.gather" in story.headline or "`over`" in story.headline
     assert story.checks is not None and story.checks.problems == ()
 
 

@@ -142,6 +142,11 @@ def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
             "POLARS USES HashMap<K, V> AND torch.compile",
         ),
         ("uv moves src/cli/main.rs", "UV MOVES src/cli/main.rs"),
+        (
+            "polars adds Expr.is_empty and LazyFrame.gather",
+            "POLARS ADDS Expr.is_empty AND LazyFrame.gather",
+        ),
+        ("vite uses node_modules/.vite as cacheDir", "VITE USES node_modules/.vite AS cacheDir"),
         ("vite adds `--force` and getConfig()", "VITE ADDS `--force` AND getConfig()"),
         ("vite adds the --force flag", "VITE ADDS THE --force FLAG"),
         (
