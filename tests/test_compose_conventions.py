@@ -188,3 +188,11 @@ def test_an_item_says_what_to_do_in_the_changes_own_terms(
     story = compose([change(title, "src/tool/x.py", body=body)], config=config(), window=DAY)
     items = [i.text for i in story.action_items if i.urgency == "plan"]
     assert len(items) == 1 and items[0].startswith(opening), items
+
+
+def test_a_cut_that_falls_inside_a_phrase_drops_the_phrase_whole() -> None:
+    title = "Fully resolve remaining `ResourceWarning` leaks in database/iceberg tests"
+    assert shorten(title, max_words=7) == "Fully resolve remaining `ResourceWarning` leaks"
+    assert shorten("Add MLX backend support for Gemma 4 31B", max_words=7) == (
+        "Add MLX backend support"
+    )

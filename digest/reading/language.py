@@ -201,10 +201,10 @@ def first_clause(text: str) -> str:
 
 def shorten(text: str, *, max_words: int) -> str:
     """The first clause of `text`, cut to at most `max_words` words without a dangling joiner."""
-    words = first_clause(text).split()
-    if len(words) <= max_words:
-        return " ".join(words)
-    words = words[:max_words]
+    whole = first_clause(text).split()
+    if len(whole) <= max_words:
+        return " ".join(whole)
+    words = whole[:max_words]
     # A subordinate clause cut short says the opposite of nothing ("… if `pre_slice` is"):
     # the cut drops it whole.
     opener = max(
@@ -212,6 +212,12 @@ def shorten(text: str, *, max_words: int) -> str:
     )
     if opener is not None:
         words = words[:opener]
+    elif whole[max_words].lower() not in _SHORTEN_JOINERS:
+        # The cut falls inside a phrase ("… leaks in database/iceberg | tests"): drop the
+        # phrase whole, back to its preposition, when enough is left to say something.
+        phrase = max((i for i, w in enumerate(words) if w.lower() in _SHORTEN_JOINERS), default=0)
+        if phrase >= 3:
+            words = words[:phrase]
     while words and words[-1].lower() in _SHORTEN_JOINERS:
         words.pop()
     return " ".join(words)
