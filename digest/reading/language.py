@@ -97,9 +97,9 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if verb is not None:
         lead = " ".join(w.lower() for w in words[:adverbs])
         return join(lead, third_person(verb.lemma), coordinated(words[verb.end :]))
-    # "X does Y" said of a fix names the bug, not what the change does: "fix: lazy props
-    # reactivity" is no "makes lazy prop reactivity".
-    if (own := own_subject(words)) and not (kind == "fix" and own.startswith("makes ")):
+    # A fix's title names the bug: "fix: lazy props reactivity" is no "makes lazy prop
+    # reactivity", while "errors should be kept" still makes errors be kept.
+    if own := own_subject(words, guess_verb=kind != "fix"):
         return own
     nominalization = len(words) > 2 and bare(words[1]).lower() == "of"
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):

@@ -290,8 +290,13 @@ def _conjunct_before(words: list[str], at: int) -> list[str]:
     return words[start:at]
 
 
-def own_subject(words: list[str]) -> str | None:
-    """ "Module implements X" → "makes Module implement X"; None when no subject+verb opens it."""
+def own_subject(words: list[str], *, guess_verb: bool = True) -> str | None:
+    """ "Module implements X" → "makes Module implement X"; None when no subject+verb opens it.
+
+    A modal, "is" or a negation says for sure that a subject and its verb open the title
+    ("errors should be kept" → "makes errors be kept"). A bare third-person form only
+    suggests it, and `guess_verb` False declines the guess: of a fix, "lazy props reactivity"
+    names the bug, not "lazy" that "props" something."""
     for at in range(1, min(5, len(words) - 1)):
         word = bare(words[at]).lower()
         if word in PREPOSITIONS or word in CONJUNCTIONS or words[at - 1][-1] in ",;:":
@@ -318,6 +323,6 @@ def own_subject(words: list[str]) -> str | None:
         after = bare(rest[0]).lower()
         if after in MODALS or after in CONJUNCTIONS or after in PREPOSITIONS:
             continue  # "Cadence tests should retry", "Llama-1B shapes + 4k sweep"
-        if form == "VBZ" and words[at].islower():
+        if guess_verb and form == "VBZ" and words[at].islower():
             return join("makes", subject, lemma or word, " ".join(rest))
     return None
