@@ -54,8 +54,6 @@ def coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, f
 _COUNTED_UNDOS = re.compile(r"\b(?:backs out|relands|backs out or relands) (\w+) more changes?\b")
 _NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _COUNT_WORDS = {word: n for n, word in enumerate(_NUMBER_WORDS)}
-
-
 _COUNTED_FIXES = re.compile(r"\b(\w+) security fix(?:es)?\b")
 
 
@@ -63,9 +61,7 @@ def _counted_fixes(story: Story) -> int:
     """The largest number of security fixes the story says it counts."""
     texts = [story.lede, *(s.text for s in story.body), *(i.text for i in story.action_items)]
     found = [
-        int(word) if word.isdigit() else _COUNT_WORDS.get(word.lower(), 0)
-        for text in texts
-        for word in _COUNTED_FIXES.findall(QUOTED.sub(" ", text))
+        _number(word) for text in texts for word in _COUNTED_FIXES.findall(QUOTED.sub(" ", text))
     ]
     return max(found, default=0)
 
@@ -75,9 +71,13 @@ def _counted_undos(story: Story) -> int:
     total = 0
     for sentence in story.body:
         for match in _COUNTED_UNDOS.finditer(QUOTED.sub(" ", sentence.text)):
-            word = match.group(1).lower()
-            total += int(word) if word.isdigit() else _COUNT_WORDS.get(word, 0)
+            total += _number(match.group(1))
     return total
+
+
+def _number(word: str) -> int:
+    """A count the story writes, in digits or as a word ("12", "three"); 0 for any other."""
+    return int(word) if word.isdigit() else _COUNT_WORDS.get(word.lower(), 0)
 
 
 def length(story: Story, config: WireConfig, *, changes: int | None, words: int) -> list[str]:

@@ -19,13 +19,13 @@ from digest.config import WireConfig
 from digest.model import Window
 from digest.reading.language import past_tense
 from digest.reading.text import headline_case, join_words
-from digest.select import ProjectPick, Unit, bump_count
+from digest.select import ProjectPick, Unit, bump_count, extra_releases
 
 
 def news(picks: list[ProjectPick]) -> int:
     """How many changes the story tells of, its folded dependency bumps and trivia aside."""
-    releases = sum(len(u.related) for p in picks for u in (*p.units, *p.extra) if u.lead.release)
-    return sum(p.landed - len(p.bumps) - len(p.trivia) for p in picks) - releases
+    told = [e for p in picks for u in (*p.units, *p.extra) for e in (u.lead, *u.related)]
+    return sum(p.landed - len(p.bumps) - len(p.trivia) for p in picks) - extra_releases(told)
 
 
 def write_headline(
