@@ -77,7 +77,7 @@ class OpenWatch:
         self.recheck = recheck
         self.drop_after = drop_after
         self.checked: dict[str, datetime] = {}  # repository key → its last re-check
-        self.seen: dict[str, set[str]] = {}  # repository key → shas already read
+        self.seen: dict[str, set[str]] = {}  # repository key → shas of its last read
 
     async def due(self, now: datetime, *, client: httpx.AsyncClient | None = None) -> list[Project]:
         """The open projects to read in this poll, as projects of the `github:` source;
@@ -108,13 +108,13 @@ class OpenWatch:
         still. False when it is withdrawn (or GitHub cannot say): nothing of it is told."""
         key = repo.lower()
         shas = {a.sha for a in activities}
-        if shas <= self.seen.get(key, set()) or self.checked.get(key) == now:
-            self.seen[key] = self.seen.get(key, set()) | shas
-            return True
-        stored = [p for p in await self.store.open_projects.list() if p.key == key]
-        if not stored or not await self._public(stored, now, client):
-            return False
-        self.seen[key] = self.seen.get(key, set()) | shas
+        new = not shas <= self.seen.get(key, set()) and self.checked.get(key) != now
+        if new:
+            stored = [p for p in await self.store.open_projects.list() if p.key == key]
+            if not stored or not await self._public(stored, now, client):
+                return False
+        # only this read's shas: the poll window moves on, and so does what was seen
+        self.seen[key] = shas
         return True
 
     async def before_reading(self, repos: Iterable[str], now: datetime) -> None:
