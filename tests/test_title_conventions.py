@@ -51,6 +51,7 @@ def test_the_set_covers_every_convention() -> None:
         "coordinated verbs",
         "article agreement",
         "identifier keeps its case",
+        "fault stated as a sentence",
     ):
         assert convention in notes
 

@@ -2,8 +2,8 @@
 
 The first step of the pipeline, before anything is ranked or written. A PR title is split
 into its conventions (`titles`, `title_tags`) and turned into a clause an editor would
-write (`language`, `language_shapes`, `language_words`, `language_nouns`, `lexicon`,
-`articles`, `text`); its body gives the reason it states (`why`); its paths and words give
+write (`language`, `language_shapes`, `language_words`, `language_nouns`,
+`language_faults`, `lexicon`, `articles`, `text`); its body gives the reason it states (`why`); its paths and words give
 its topics (`topics`), its signals (`signals`), its audience (`audience`) and whether it is
 a release (`releases`); reverts are linked to what they undo (`retell`); `classify` puts
 these together into one `Event` per change.

@@ -24,6 +24,7 @@ import re
 from functools import lru_cache
 
 from digest.reading import lexicon
+from digest.reading.language_faults import fault_statement
 from digest.reading.language_nouns import noun_phrase
 from digest.reading.language_shapes import (
     coordinated,
@@ -81,6 +82,12 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     words = text.split(" ") if text else []
     if kind == "fix" and names_trouble(text):
         return noun_phrase(coordinated(words).split(" "), kind)
+    if kind == "fix" and (fault := fault_statement([verb, *words] if verb else words)):
+        return fault
+    # "resolved build options should be kept": a past participle opens a subject, not a verb.
+    past = not verb and words and verb_form(words[0]) in ("VBD", "VBN")
+    if past and (own := own_subject(words, guess_verb=False)):
+        return own
     if verb:
         return join(third_person(verb), coordinated(words))
     if not words:
@@ -168,6 +175,8 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     return split_verb(subject)
 
 
+# Nouns a headline cannot end on once their phrase is cut: "adds QNN backend support".
+_EMPTY_WITHOUT_COMPLEMENT = frozenset({"support", "supports", "compatibility", "handling"})
 _SUBORDINATORS = frozenset(
     {"if", "when", "unless", "until", "once", "because", "since", "while", "whereas", "so"}
 )
@@ -216,9 +225,10 @@ def shorten(text: str, *, max_words: int) -> str:
         # The cut falls inside a phrase ("… leaks in database/iceberg | tests"): drop the
         # phrase whole, back to its preposition, when enough is left to say something.
         phrase = max((i for i, w in enumerate(words) if w.lower() in _SHORTEN_JOINERS), default=0)
-        if phrase >= 3:
+        # … but "support for X" without X says nothing: its complement is the news.
+        if phrase >= 3 and words[phrase - 1].lower() not in _EMPTY_WITHOUT_COMPLEMENT:
             words = words[:phrase]
-    while words and words[-1].lower() in _SHORTEN_JOINERS:
+    while words and (words[-1].lower() in _SHORTEN_JOINERS or words[-1].lower() in PREPOSITIONS):
         words.pop()
     return " ".join(words)
 

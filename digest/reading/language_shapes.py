@@ -229,7 +229,10 @@ def split_verb(text: str) -> tuple[str | None, str]:
     words = text.split()
     plain = words and not noun_list(words) and not negation_length(words)
     verb = leading_verb(words, 0) if plain else None
-    if verb is None:
+    # "resolved build options should be kept": a past participle opening a subject.
+    if verb is None or (
+        verb_form(words[0]) in ("VBD", "VBN") and own_subject(words, guess_verb=False)
+    ):
         return None, text.strip()
     return verb.lemma, " ".join(words[verb.end :])
 
