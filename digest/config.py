@@ -91,8 +91,10 @@ class Project(BaseModel):
     # (CI infrastructure, where CI is the product). For "maintainers" no change is internal
     # and a back-out of CI work is watched like any other.
     audience: Literal["users", "maintainers"] = "users"
-    # Folders whose changes users never see (with tests, CI and docs; see INTERNAL_FOLDERS).
+    # Folders whose changes users never see (with tests, CI and docs; see INTERNAL_FOLDERS),
+    # and the project's own such folders besides them (a benchmark suite, a demo app).
     internal_folders: tuple[str, ...] = INTERNAL_FOLDERS
+    extra_internal_folders: tuple[str, ...] = ()
 
     @property
     def owner_name(self) -> tuple[str, str]:

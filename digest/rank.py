@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from digest.model import Activity
@@ -40,6 +41,9 @@ class Weights:
     capability: float = 1.5
     real_body: float = 1.0
     docs_or_tests_only: float = -2.0
+    # Build settings alone (manifests, toolchain pins, lockfiles): how it is built, not
+    # what users call.
+    build_only: float = -2.0
     trivial: float = -2.0
     # A routine dependency update ranks below real work; a major or security update of
     # what the project ships is news of its own and keeps its score.
@@ -62,6 +66,8 @@ def tier(event: Event) -> int:
     if event.security:
         return SECURITY
     if event.internal:  # a CI gate of a library's own CI included: its users never see it
+        return INTERNAL
+    if event.withdrawn:  # landed and backed out in the window: no user got it
         return INTERNAL
     if event.trivia is not None:  # docs wording, lint, housekeeping: counted, never news
         return INTERNAL
@@ -95,7 +101,7 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
     tier when the window raises it (a release carrying a security fix), else `tier`."""
     activity = event.activity
     score = (tier(event) if level is None else level) * weights.tier
-    if event.kind == "revert" and not event.relanded:
+    if event.kind == "revert" and not (event.relanded or event.withdrawn):
         score += weights.revert
     elif event.kind == "reland":
         score += weights.reland
@@ -116,8 +122,10 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
     score += min(3.0, math.log10(lines + 1)) + min(2.0, math.log2(files + 1) / 3)
     if len(event.body.split()) >= 12:
         score += weights.real_body
-    if event.kind in ("docs", "test") or _mostly_docs(activity):
+    if event.kind in ("docs", "test") or _mostly(activity, is_doc_path):
         score += weights.docs_or_tests_only
+    elif event.release is None and event.bump is None and _mostly(activity, is_build_path):
+        score += weights.build_only
     if _TRIVIAL.search(event.subject) or event.kind == "chore":
         score += weights.trivial
     if event.bump is not None and not event.bump.stands_alone:
@@ -131,9 +139,21 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
     return round(score, 3)
 
 
-def _mostly_docs(activity: Activity) -> bool:
-    """True when at least four in five of the lines a change touches are documentation."""
-    lines = [((f.additions or 0) + (f.deletions or 0), is_doc_path(f.path)) for f in activity.files]
+# Where a project states how it is built: package manifests, toolchain pins, lockfiles.
+_BUILD_PATH = re.compile(
+    r"(^|/)(Cargo[^/]*\.toml|Cargo\.lock|rust-toolchain(\.toml)?|pyproject\.toml|setup\.cfg"
+    r"|package\.json|[\w.-]*-lock\.(json|yaml)|[\w.-]+\.lock|go\.(mod|sum))$"
+)
+
+
+def is_build_path(path: str) -> bool:
+    """True for a file that says how the project is built, not what it does."""
+    return _BUILD_PATH.search(path) is not None
+
+
+def _mostly(activity: Activity, kind: Callable[[str], bool]) -> bool:
+    """True when at least four in five of the lines a change touches are of `kind`."""
+    lines = [((f.additions or 0) + (f.deletions or 0), kind(f.path)) for f in activity.files]
     total = sum(n for n, _ in lines)
     return total > 0 and sum(n for n, doc in lines if doc) >= 0.8 * total
 

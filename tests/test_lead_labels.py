@@ -22,14 +22,16 @@ from tests.digest_data import ACTIVITY, DATA, example_config
 LABELS = DATA / "lead_labels.jsonl"
 # The target is 0.9 of windows with an accepted headline, no must-not change named and
 # every release told. Measured when the labels were first run (blind): 31 of 45 (69 %),
-# 19 windows naming a must-not change, 6 releases untold. Now 39 of 45 (87 %); these floors
-# hold what is reached, so each figure may rise and never fall. What is left: two
-# back-outs of Arm and Qualcomm work leading executorch windows, ci-infra's choice among
-# equals, polars' "Bump Python Polars version" (a release with no version in its title),
-# peft's benchmark suite (`method_comparison/`, a folder only configuration can name).
-MIN_ACCEPTED = 0.86
-MAX_WINDOWS_NAMING_MUST_NOT = 6
-MAX_UNTOLD_RELEASES = 1
+# 19 windows naming a must-not change, 6 releases untold. Now 42 of 45 (93 %), one window
+# naming a must-not change, none untold; these floors hold what is reached, so each figure
+# may rise and never fall. What is left is judgement among near equals: ci-infra's day of
+# three new cluster features (the labels prefer two others), its week led by the pre-merge
+# gate split (the product brief's own story leads with it), executorch's day of backend
+# ops (the labels prefer a 7-line race fix), and ci-infra's own load-test timeout, told
+# because CI is that project's product.
+MIN_ACCEPTED = 0.93
+MAX_WINDOWS_NAMING_MUST_NOT = 1
+MAX_UNTOLD_RELEASES = 0
 _CITE = re.compile(r"\[(\d+)\]")
 
 
@@ -75,11 +77,19 @@ def is_named(activity: Activity, story: Story) -> bool:
     return any(len(words & content_words(t)) >= 0.6 * len(words) for t in texts)
 
 
-def is_mentioned(version: str, story: Story) -> bool:
+def is_mentioned(version: str, release: Activity, story: Story) -> bool:
+    """True when the story says the version, or counts the window's releases; for a release
+    whose change names no version (the labels know it from later releases), when a sentence
+    citing it calls it a release."""
     told = " ".join([story.headline, story.lede, *(s.text for s in story.body)])
     counted = re.search(r"\b\w+ releases in all\b", told) is not None
     said = version.lower().removeprefix("v").replace("@", " ")  # "plugin-legacy 8.0.2"
-    return said in told.lower() or counted
+    if said in told.lower() or counted:
+        return True
+    if said in f"{release.title} {release.body}".lower():
+        return False
+    number = next((r.n for r in story.references if r.sha == release.sha), None)
+    return any(number in s.refs and "release" in s.text for s in story.body)
 
 
 def judge(label: dict) -> Judged:
@@ -98,7 +108,9 @@ def judge(label: dict) -> Judged:
         if is_named(by_sha[item["sha"]], story)
     )
     untold = tuple(
-        item["version"] for item in label["releases"] if not is_mentioned(item["version"], story)
+        item["version"]
+        for item in label["releases"]
+        if not is_mentioned(item["version"], by_sha[item["sha"]], story)
     )
     return Judged(label, story, bool(lead & accepted), named, untold)
 

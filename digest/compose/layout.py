@@ -34,10 +34,18 @@ MAINTENANCE = "Maintenance"
 RELEASES = "Releases"
 SECURITY = "Security"
 RELEASES_AND_SECURITY = "Releases and security fixes"
-_THEMES = {
-    BACK_OUTS, OTHER, MAINTENANCE, RELEASES, SECURITY, RELEASES_AND_SECURITY,
-    *_KIND_THEMES.values(),
-}  # fmt: skip
+BREAKING = "Breaking changes"
+# The heading of what leads a story, by what it holds: (releases, security fixes, breaking).
+_FIRST_HEADINGS = {
+    (True, False, False): RELEASES,
+    (False, True, False): SECURITY,
+    (False, False, True): BREAKING,
+    (True, True, False): RELEASES_AND_SECURITY,
+    (True, False, True): "Releases and breaking changes",
+    (False, True, True): "Security and breaking changes",
+    (True, True, True): "Releases, security and breaking changes",
+}
+_THEMES = {BACK_OUTS, OTHER, MAINTENANCE, *_FIRST_HEADINGS.values(), *_KIND_THEMES.values()}
 
 
 def write_day_body(
@@ -145,7 +153,9 @@ def write_sections(
     pick = picks[0]
     name = _name(config, pick.repo)
     pack = detail < 3 or len(pick.units) > SMALL_STORY_UNITS
-    first = [u for u in pick.units if u.lead.release is not None or u.lead.security]
+    first = [
+        u for u in pick.units if u.lead.release is not None or u.lead.security or u.lead.breaking
+    ]
     others = [u for u in pick.units if u not in first]
     groups = _by_topic(others)
     if len(groups) < 2:
@@ -177,12 +187,11 @@ def write_sections(
 
 
 def _first_heading(units: list[Unit]) -> str:
-    """The heading of what leads a story: its releases and security fixes."""
+    """The heading of what leads a story: its releases, security fixes and breaking changes."""
     releases = any(u.lead.release is not None for u in units)
     fixes = any(u.lead.security for u in units)
-    if releases and fixes:
-        return RELEASES_AND_SECURITY
-    return RELEASES if releases else SECURITY
+    breaking = any(u.lead.breaking and not u.lead.security for u in units)
+    return _FIRST_HEADINGS[(releases, fixes, breaking)]
 
 
 def _section(

@@ -20,7 +20,11 @@ MAX_NAMED_RELEASES = 3
 
 
 def _own(event: Event) -> bool:
-    return event.release is not None and any(p is None for p, _ in event.release.versions)
+    """True for a release of the project itself, one whose title names no version too."""
+    release = event.release
+    return release is not None and (
+        not release.versions or any(p is None for p, _ in release.versions)
+    )
 
 
 def cited_releases(unit: Unit) -> list[Event]:

@@ -3,9 +3,10 @@
 A change is *internal* when it says it changes no behaviour (a conventional `refactor:`,
 `style:`, `test:` or `ci:`) or every path it touches is tests (`topics.is_test_path`), CI
 (`topics.is_ci_path`), the project's internal folders (`Project.internal_folders`:
-tooling, scripts, examples) or documentation around them; users never run it. A project
-whose users are its maintainers (`Project.audience = "maintainers"`) has no internal
-changes: its CI is its product.
+tooling, scripts, examples; `extra_internal_folders`: its own, such as a benchmark suite)
+or documentation around them; users never run it. A project whose users are its
+maintainers (`Project.audience = "maintainers"`) has no internal changes: its CI is its
+product.
 
 A *security fix* says so: an advisory merged from a private fork ("Merge commit from
 fork", how GitHub lands a security-advisory fix), a GHSA or CVE id, a `security` label
@@ -31,9 +32,11 @@ from digest.reading.topics import is_ci_path, is_doc_path, is_test_path
 
 # Conventional types and upper-case prefixes of work users never run or see.
 _INTERNAL_KINDS = frozenset({"test", "tests", "tst", "ci", "bench", "benchmark", "benchmarks"})
-# A title about the test suite itself: "Fix Cadence test failures", "Skip flaky test_x".
+# A title about the test suite itself: "Fix Cadence test failures", "Skip flaky test_x",
+# "Fully resolve remaining leaks in database tests".
 _ABOUT_TESTS = re.compile(
-    r"^(fix|skip|xfail|mark|disable|re-?enable|unskip|deflake|stabili[sz]e)\b"
+    r"^(\w+ly\s+)?(fix|resolve|close|silence|suppress|skip|xfail|mark|disable|re-?enable"
+    r"|unskip|deflake|stabili[sz]e)\b"
     r"[^.]*\b(tests?|test failures?|test suite|flaky)\b(?!\s+(helpers?|utilit))",
     re.I,
 )
@@ -48,7 +51,7 @@ def _in_folders(path: str, folders: frozenset[str]) -> bool:
 
 def is_internal_path(path: str, project: Project) -> bool:
     """True for a path users never run: tests, CI, or one of the project's internal folders."""
-    folders = _folder_keys(project.internal_folders)
+    folders = _folder_keys(project.internal_folders + project.extra_internal_folders)
     return is_test_path(path) or is_ci_path(path) or _in_folders(path, folders)
 
 

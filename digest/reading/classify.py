@@ -95,6 +95,8 @@ class Event:
     security: bool = False  # a security fix: leads and gets an [immediate] item
     internal: bool = False  # no user sees it: tests, CI, tooling (digest.reading.audience)
     relanded: bool = False  # a back-out the window relands: told as such, nothing to watch
+    # A back-out of a change the window landed, no release between: no user got it.
+    withdrawn: bool = False
     # The kind the title's own prefix gives ("fix" of "FIX BEFT example dataset"), a hint for
     # a noun-phrase title's verb; and the product living in the repository that the change
     # is to ("ty" of "[ty] Respect `rules`"), confirmed by its paths: a sentence's subject.
@@ -110,7 +112,9 @@ class Event:
         """True when a reader must act on this change: a security fix, a revert or reland of
         something users see, a breaking change or a change to the CI gates. Such a change is
         always cited and gets an action item."""
-        undoes = self.kind in ("revert", "reland") and not self.internal and not self.relanded
+        undoes = self.kind in ("revert", "reland") and not (
+            self.internal or self.relanded or self.withdrawn
+        )
         return undoes or self.security or self.breaking or self.ci_gate
 
     @property

@@ -3,7 +3,8 @@
 Read from the shapes release tooling leaves, never from one repository's names:
 `release: v8.0.16`, `release: create-vite@9.1.0`, `chore(release): 1.2.3`, changesets'
 "Version Packages" (the versions are `## name@x.y.z` headings of its body), "Release 2.3.0",
-"Prepare release v2.14.0", "Bump version to 0.12.4", "<Name> 1.42.1", a bare "v1.2.3".
+"Prepare release v2.14.0", "Bump version to 0.12.4", "<Name> 1.42.1", a bare "v1.2.3";
+and "Bump <Name> version" of the project's own name, a release whose title names no version.
 A development version ("Bump version to 0.19.2.dev0 after release") is housekeeping,
 not a release. A source that knows releases otherwise (tags, GitHub releases) builds a
 `Release` itself.
@@ -43,6 +44,14 @@ _TITLES = (
 _NAMED = re.compile(
     rf"^(?P<package>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){{0,2}})\s+(?P<version>{_VERSION})$"
 )
+# "Bump Python Polars version", "Bump version": the project's own version moves, and the
+# title does not say to what. A release when it touches little more than version strings.
+_VERSIONLESS = re.compile(
+    r"^(?:bump|update|increment)\s+(?:the\s+)?(?:(?P<package>[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+)?"
+    r"versions?$",
+    re.I,
+)
+_VERSION_LINES = 4  # lines a file of such a change may add: a version string, a lockfile entry
 _CHANGESETS = re.compile(r"^version\s+packages(?:\s*\((?:beta|next|alpha|rc)\))?$", re.I)
 # `## svelte@5.55.7` / `## @scope/pkg@1.0.0` in a changesets body.
 _BODY_VERSION = re.compile(
@@ -90,6 +99,8 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
         if match:
             break
     else:
+        if _versionless_bump(activity, _NUMBER.sub("", subject), own_keys):
+            return Release(())
         match = _NAMED.match(title)
         if match is None or not any(_MANIFEST.search(f.path) for f in activity.files):
             return None
@@ -99,6 +110,19 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
     package = match.groupdict().get("package")
     prerelease = activity.sha.startswith(TAG_PREFIX) and PRERELEASE_LABEL in activity.labels
     return Release(((_own(package, own_keys), _plain(version)),), prerelease=prerelease)
+
+
+def _versionless_bump(activity: Activity, subject: str, own_keys: frozenset[str]) -> bool:
+    """True for the project's own version bump whose title names no version ("Bump Python
+    Polars version"): a version manifest among its files, and no file changed by more than
+    a version string would change it."""
+    match = _VERSIONLESS.match(subject.strip())
+    if match is None or _DEV.search(activity.title) or not activity.files:
+        return False
+    if match["package"] is not None and _own(match["package"], own_keys) is not None:
+        return False  # "Bump numpy version": a dependency
+    small = all((f.additions or 0) <= _VERSION_LINES for f in activity.files)
+    return small and any(_MANIFEST.search(f.path) for f in activity.files)
 
 
 def _own(package: str | None, own_keys: frozenset[str]) -> str | None:

@@ -4,6 +4,8 @@
   the changelog line that cites it in a release of the window, else its body's first bullet.
 - A back-out relanded later in the window was only briefly out: it is folded with its
   reland, cited together, and nothing is left to watch.
+- A back-out of a change the window landed, with no release between, is withdrawn: no
+  user got the change, so it ranks with internal work and nothing is left to watch.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def link_reverts(events: list[Event]) -> list[Event]:
     """Link each revert or reland to the change it undoes when that change is in the window (N8).
 
     A linked original is folded into its revert's event (`linked`) and dropped from the list,
-    so one story cites both.
+    so one story cites both. A back-out of a change that landed in the window with no
+    release between the two is `withdrawn`: the branch is as it was, and no user got it.
     """
     by_title = {(e.repo, _title_key(e.activity.title)): e for e in events}
     absorbed: set[str] = set()
@@ -42,14 +45,27 @@ def link_reverts(events: list[Event]) -> list[Event]:
         if original is not None and original is not event and original.kind not in ("revert",):
             absorbed.add(original.activity.sha)
             linked[event.activity.sha] = (original.activity,)
+    releases = [e.activity for e in events if e.release is not None]
     result = []
     for event in events:
         if event.activity.sha in absorbed:
             continue
         if event.activity.sha in linked:
-            event = replace(event, linked=linked[event.activity.sha])
+            original = linked[event.activity.sha][0]
+            shipped = any(_between(r, original, event.activity) for r in releases)
+            withdrawn = event.kind == "revert" and not shipped
+            event = replace(event, linked=linked[event.activity.sha], withdrawn=withdrawn)
         result.append(event)
     return result
+
+
+def _between(release: Activity, original: Activity, revert: Activity) -> bool:
+    """True when `release`, of the same repository, landed after `original` and before
+    `revert`: it shipped the change the revert undoes."""
+    return (
+        release.repo == original.repo
+        and original.landed_at <= release.landed_at <= revert.landed_at
+    )
 
 
 def drop_told_tags(events: list[Event]) -> list[Event]:
@@ -151,5 +167,7 @@ def fold_relands(events: list[Event]) -> list[Event]:
             out.append(event)
             continue
         absorbed.add(again.activity.sha)
-        out.append(replace(event, relanded=True, linked=(*event.linked, again.activity)))
+        out.append(
+            replace(event, relanded=True, withdrawn=False, linked=(*event.linked, again.activity))
+        )
     return [e for e in out if e.activity.sha not in absorbed]

@@ -41,7 +41,9 @@ _STATED_BREAKING = re.compile(
 _REMOVED_API = re.compile(
     r"^(remove|drop|delete)s?\s+(support\s+for|(the\s+)?(deprecated|public)\b)"
     r"|^(remove|drop)s?\s+([\w.+-]+\s+){1,3}support(\s+(for|on|in)\b.*)?$"
-    r"|^drop\s+(python|node(\.?js)?|ruby|php|java|jdk|go|rust|msrv)\s+v?\d",
+    r"|^drop\s+(python|node(\.?js)?|ruby|php|java|jdk|go|rust|msrv)\s+v?\d"
+    # … and as the second half of a title: "Add CUDA 13.2 support and drop unsupported 12.8".
+    r"|^.+?(\s+and|,)\s+drops?\s+(support\s+for\b|unsupported\s+([\w.+-]+\s+)?v?\d)",
     re.I,
 )
 # "Remove usage of deprecated X", "remove deprecated X from <place>": the project stops using it.

@@ -20,6 +20,12 @@ from functools import lru_cache
 from digest.config import TEST_FILES, TEST_FOLDERS, DigestSettings, Project, TopicRule, topic_key
 from digest.model import Activity
 
+# Files of source code, by extension: what a project builds and ships.
+_SOURCE = re.compile(
+    r"\.(py|pyx|rs|go|c|cc|cpp|cxx|h|hh|hpp|m|mm|swift|kt|java|scala|js|mjs|cjs|ts|tsx|jsx"
+    r"|svelte|vue|rb|php|cs|zig|cu|cuh)$"
+)
+
 CI_TOPIC = "CI"
 # A change of at least STRAY_MIN_FILES files puts a topic holding under 1/STRAY_SHARE of them last.
 STRAY_MIN_FILES = 5
@@ -237,12 +243,18 @@ def topics_for(
     weights: dict[str, tuple[bool, bool, int]] = {}
     files: dict[str, int] = {}
     derived_keys: set[str] = set()
+    # Source code with no topic of its own (a root `install_utils.py`) is the project's:
+    # the change is not about the CI, test or doc files beside it.
+    untopical_code = False
     for change in activity.files:
         names = _glob_topics(project.topics, change.path)
         if not names:
             # `_candidate` of the path: `blocked` is the set it would build for every file
             candidate = _first_topic_folder(change.path, blocked, context.containers)
             if candidate is None:
+                untopical_code |= _SOURCE.search(change.path) is not None and not (
+                    is_ci_path(change.path) or is_test_path(change.path)
+                )
                 continue
             names = (context.display(candidate, project),)
             derived_keys.add(topic_key(names[0]))
@@ -285,5 +297,6 @@ def topics_for(
         return (stray, *weights[name])
 
     for name in sorted(weights, key=order):
-        add(name)
+        if not (untopical_code and weights[name][0]):
+            add(name)
     return tuple(found.values())

@@ -1,0 +1,187 @@
+"""What leads a story and what only gets counted, rule by rule: a version bump that names no
+version is still a release, a change landed and backed out in one window reached nobody,
+build settings are not features, a dropped platform is a breaking change, and a project's
+own benchmark folder is internal when its configuration says so."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from digest.compose import compose
+from digest.config import Project, WireConfig
+from digest.model import Activity, FileChange, Story, Window
+from digest.rank import rank
+from digest.reading.classify import classify, classify_one
+
+WIDGETS = Project(repo="acme/widgets", name="Widgets")
+CONFIG = WireConfig(projects=(WIDGETS,))
+START = datetime(2026, 5, 4, tzinfo=UTC)
+DAY = Window(since=START, until=START + timedelta(days=1))
+
+
+def change(title: str, *files: tuple[str, int], n: int = 0, body: str = "") -> Activity:
+    """A change of acme/widgets landing `n` hours into DAY; `files` as (path, lines added)."""
+    return Activity(
+        repo="acme/widgets",
+        sha=f"{n + 1:040x}",
+        number=200 + n,
+        title=title,
+        body=body,
+        landed_at=START + timedelta(hours=n),
+        files=tuple(FileChange(path=p, additions=a, deletions=a // 2) for p, a in files),
+    )
+
+
+def story_of(*activities: Activity) -> Story:
+    return compose(list(activities), config=CONFIG, window=DAY)
+
+
+def lead_shas(story: Story) -> set[str]:
+    return {key.split("@", 1)[1] for key in story.lead}
+
+
+# ---------------------------------------------------------------- a release without a number
+
+VERSION_FILES = (("py/pyproject.toml", 2), ("Cargo.lock", 2), ("py/src/widgets/_version.py", 1))
+
+
+@pytest.mark.parametrize(
+    "title", ["chore: Bump Python Widgets version (#27315)", "Bump version", "Update the version"]
+)
+def test_a_bump_of_the_projects_own_version_is_a_release_though_it_names_none(title: str) -> None:
+    event = classify_one(change(title, *VERSION_FILES), WIDGETS)
+    assert event.release is not None and event.release.versions == ()
+
+
+@pytest.mark.parametrize(
+    ("title", "files"),
+    [
+        ("Bump numpy version", VERSION_FILES),  # another package's version: a dependency
+        ("Bump version", (("src/widgets/core.py", 40), ("pyproject.toml", 1))),  # real code
+        ("Bump version after release", VERSION_FILES),  # a development version
+        ("Bump version", (("src/widgets/core.py", 1),)),  # no version manifest
+    ],
+)
+def test_a_bump_that_is_no_release_of_the_project_stays_none(
+    title: str, files: tuple[tuple[str, int], ...]
+) -> None:
+    assert classify_one(change(title, *files), WIDGETS).release is None
+
+
+def test_a_release_without_a_number_leads_and_says_so_without_inventing_one() -> None:
+    release = change("chore: Bump Python Widgets version", *VERSION_FILES, n=5)
+    feature = change("feat: Add spill-to-disk memory manager", ("src/widgets/ooc.rs", 300), n=1)
+    story = story_of(feature, release)
+    assert story.lead == (f"acme/widgets@{release.sha}",)
+    assert story.headline == "WIDGETS PUBLISHES A RELEASE"
+    assert story.body[0].text.startswith("Widgets publishes a release [1]")
+    assert "releases in all" not in " ".join(s.text for s in story.body)
+
+
+# ---------------------------------------------------------------- landed and backed out
+
+
+def test_a_change_landed_and_backed_out_in_the_window_never_leads_and_asks_nothing() -> None:
+    original = change("Add heap profiling at runtime", ("src/widgets/profile.cc", 400), n=1)
+    revert = change('Revert "Add heap profiling at runtime"', ("src/widgets/profile.cc", 400), n=6)
+    feature = change("Add a scatter operator", ("src/widgets/scatter.cc", 60), n=3)
+    events = classify([original, revert, feature], CONFIG)
+    undone = next(e for e in events if e.kind == "revert")
+    assert undone.withdrawn and not undone.must_act and undone.urgency is None
+    assert rank(events)[0][0].activity.sha == feature.sha
+    story = story_of(original, revert, feature)
+    assert lead_shas(story) == {feature.sha}
+    assert not any(item.urgency == "monitor" for item in story.action_items)
+
+
+def test_a_back_out_of_a_change_a_release_shipped_is_still_news() -> None:
+    original = change("Add heap profiling at runtime", ("src/widgets/profile.cc", 400), n=1)
+    release = change("release: v2.3.0", ("package.json", 1), n=2)
+    revert = change('Revert "Add heap profiling at runtime"', ("src/widgets/profile.cc", 400), n=6)
+    events = classify([original, release, revert], CONFIG)
+    undone = next(e for e in events if e.kind == "revert")
+    assert not undone.withdrawn and undone.must_act and undone.urgency == "monitor"
+
+
+def test_a_back_out_of_a_change_from_before_the_window_is_watched() -> None:
+    revert = change('Revert "Add heap profiling at runtime"', ("src/widgets/profile.cc", 400))
+    event = classify_one(revert, WIDGETS)
+    assert not event.withdrawn and event.urgency == "monitor"
+
+
+# ---------------------------------------------------------------- build settings, platforms
+
+
+def test_a_change_of_build_settings_alone_ranks_below_an_api_of_the_same_size() -> None:
+    flag = change(
+        "feat(rust): Add fast_alloc feature flag, remove default_alloc",
+        ("crates/widgets-ooc/Cargo.toml", 6),
+        ("py/runtime/Cargo.toml", 6),
+        ("py/runtime/rust-toolchain.toml", 1),
+        ("crates/widgets-ooc/src/alloc.rs", 2),
+    )
+    api = change("feat: Add `merge_sorted` for many frames", ("py/src/widgets/eager.py", 9), n=1)
+    ranked = rank(classify([flag, api], CONFIG))
+    assert [e.activity.sha for e, _ in ranked] == [api.sha, flag.sha]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Add CUDA 13.2 support and drop unsupported 12.8/12.9",
+        "Add Python 3.14 wheels and drop support for Python 3.9",
+    ],
+)
+def test_dropping_a_platform_in_a_titles_second_half_is_a_breaking_change(title: str) -> None:
+    event = classify_one(
+        change(title, ("install_utils.py", 3), (".github/workflows/cuda.yml", 2)), WIDGETS
+    )
+    assert event.breaking and event.urgency == "immediate"
+    # The code it changes is the project's own, so it is not filed under its CI file.
+    assert "CI" not in event.topics
+
+
+def test_a_breaking_change_opens_the_body_under_its_own_heading() -> None:
+    breaking = change(
+        "Add CUDA 13.2 support and drop unsupported 12.8/12.9", ("install_utils.py", 3), n=10
+    )
+    names = ["conv", "pool", "gelu", "tanh", "relu", "sigmoid", "clamp", "floor"]
+    others = [
+        change(f"Add the {name} operator", (f"src/{('arm', 'vulkan')[i % 2]}/{name}.cc", 80), n=i)
+        for i, name in enumerate(names)
+    ]
+    week = Window(since=START, until=START + timedelta(days=7))
+    story = compose([*others, breaking], config=CONFIG, window=week)
+    assert lead_shas(story) == {breaking.sha}
+    assert story.body[0].text.startswith("Widgets adds CUDA 13.2 support and drops")
+    assert story.sections and story.sections[0].heading == "Breaking changes"
+    assert story.sections[0].start == 0
+
+
+# ---------------------------------------------------------------- the project's own folders
+
+
+def test_a_projects_extra_internal_folders_add_to_the_defaults() -> None:
+    bench = change("Add BEFT and HiRA results", ("method_comparison/results/beft.json", 300))
+    script = change("Speed up the release script", ("scripts/release.sh", 30))
+    plain = Project(repo="acme/widgets", name="Widgets")
+    configured = Project(
+        repo="acme/widgets", name="Widgets", extra_internal_folders=("method_comparison",)
+    )
+    assert not classify_one(bench, plain).internal
+    assert classify_one(bench, configured).internal
+    assert classify_one(script, configured).internal  # the defaults still hold
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "fix(python): Fully resolve remaining `ResourceWarning` leaks in database tests",
+        "Close socket leaks in the integration tests",
+    ],
+)
+def test_a_fix_of_the_test_suite_is_internal_whatever_else_it_touches(title: str) -> None:
+    files = (("py/tests/unit/test_db.py", 60), ("py/src/widgets/io/db.py", 4))
+    assert classify_one(change(title, *files), WIDGETS).internal
