@@ -185,3 +185,11 @@ def test_a_projects_extra_internal_folders_add_to_the_defaults() -> None:
 def test_a_fix_of_the_test_suite_is_internal_whatever_else_it_touches(title: str) -> None:
     files = (("py/tests/unit/test_db.py", 60), ("py/src/widgets/io/db.py", 4))
     assert classify_one(change(title, *files), WIDGETS).internal
+
+
+def test_a_setting_of_the_test_suite_is_internal_even_where_ci_is_the_product() -> None:
+    ci = Project(repo="acme/widgets", name="Widgets", audience="maintainers")
+    timeout = change("Increase load test timeout to 2 hours", (".github/workflows/deploy.yml", 1))
+    gate = change("Split pre-merge CI into fast and slow gates", (".github/workflows/pr.yml", 70))
+    assert classify_one(timeout, ci).internal and classify_one(timeout, WIDGETS).internal
+    assert not classify_one(gate, ci).internal

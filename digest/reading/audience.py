@@ -40,6 +40,12 @@ _ABOUT_TESTS = re.compile(
     r"[^.]*\b(tests?|test failures?|test suite|flaky)\b(?!\s+(helpers?|utilit))",
     re.I,
 )
+# A setting of the test suite itself: "Increase load test timeout to 2 hours".
+_TEST_SETTING = re.compile(
+    r"\b(load[- ]|unit[- ]|integration[- ]|smoke[- ])?tests?\s+"
+    r"(timeouts?|tolerances?|retr(y|ies)|shards?|shard\s+counts?|seeds?|parallelism)\b",
+    re.I,
+)
 # Conventional types that say behaviour did not change.
 _UNCHANGED_KINDS = frozenset({"refactor", "style"})
 
@@ -62,17 +68,18 @@ def _folder_keys(folders: tuple[str, ...]) -> frozenset[str]:
 
 def is_internal(activity: Activity, project: Project) -> bool:
     """True when no user of the project sees the change (see the module docstring)."""
+    parts = split_title(activity.title)
+    about_tests = bool(_ABOUT_TESTS.match(parts.subject) or _TEST_SETTING.search(parts.subject))
     if project.audience == "maintainers":
         # CI is the product; its own tests are still no one's news.
         paths = [f.path for f in activity.files]
-        return bool(paths) and all(is_test_path(p) for p in paths)
-    parts = split_title(activity.title)
+        return about_tests or (bool(paths) and all(is_test_path(p) for p in paths))
     kind = parts.kind
     first = activity.title.split(maxsplit=1)[0].rstrip(":").lower() if activity.title else ""
     # "TST FIX …", "FIX CI …": any type word of tests, CI or benchmarks says so.
     if kind in _UNCHANGED_KINDS or _INTERNAL_KINDS & {kind, *parts.kinds}:
         return True
-    if _ABOUT_TESTS.match(parts.subject):
+    if about_tests:
         return True
     # A tag that opens with a type word of tests or CI: "CI GPU run: Remove X".
     if any(tag.split()[0].lower() in _INTERNAL_KINDS for tag in parts.tags if tag.split()):
