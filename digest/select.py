@@ -169,9 +169,17 @@ def _title_words(event: Event) -> set[str]:
     return content_words(event.subject.replace("_", " "))
 
 
+# Words by which a title told twice differs: "Fix X (take 2)", "Fix X again", "X, part 2".
+_RETELLING_WORDS = frozenset({"take", "part", "pt", "again", "follow", "followup", "up", "more"})
+
+
 def same_change(one: Event, other: Event) -> bool:
-    """True when two titles are one change told twice ("Fix X", "Fix X 2")."""
-    return jaccard(_title_words(one), _title_words(other)) >= SAME_TITLE_SIMILARITY
+    """True when two titles are one change told twice ("Fix X", "Fix X 2"): alike, and
+    differing by no word that names something ("support for `tan`" and "for `randn`" are
+    two changes)."""
+    mine, theirs = _title_words(one), _title_words(other)
+    differ = {w for w in mine ^ theirs if not w.isdigit() and w not in _RETELLING_WORDS}
+    return not differ and jaccard(mine, theirs) >= SAME_TITLE_SIMILARITY
 
 
 def group_units(

@@ -26,6 +26,7 @@ from digest.compose.phrases import (
     count_word,
 )
 from digest.compose.release import cited_releases, release_predicate
+from digest.compose.slots import merged_predicate
 from digest.config import topic_key
 from digest.model import Activity
 from digest.reading.classify import Event
@@ -198,7 +199,19 @@ def unit_sentence(
         sentence += f" in {area}"
     if event.security:
         sentence += ", a security fix"
-    said = quotation(event.body, event.activity.title) if quote else None
+    retold = all(same_change(event, e) for e in unit.related)
+    if unit.related and not retold and not event.linked and event.kind not in ("revert", "reland"):
+        # Changes of one shape differing in one slot: one clause, each slot cited.
+        predicates = [predicate, *(_predicate(e, max_words=max_words) for e in unit.related)]
+        merged = merged_predicate(predicates, [a for a in unit.activities])
+        if merged is not None:
+            place = sentence[len(opening.format(s=subject, p=predicate)) :]
+            return f"{opening.format(s=subject, p=merged)}{place}."
+    # Related changes a clause of ours tells (", and adds Y [2]") would follow a quotation
+    # as if its author said them, and cited bare they would be told by nothing: the clause
+    # wins over the quotation.
+    untold = bool(unit.related) and related and not retold
+    said = quotation(event.body, event.activity.title) if quote and not untold else None
     if said and event.kind not in ("revert", "reland"):
         quoted = f"{sentence}; its description says “{said}”"
         # The quotation must read as well as our own words: no connective of ours twice,
@@ -211,10 +224,13 @@ def unit_sentence(
     sentence += f" {cite_capped(*own)}"
     room = MAX_CITATIONS - len({a.sha for a in own})
     shown = [e.activity for e in unit.related][: max(0, room)]
-    retold = all(same_change(event, e) for e in unit.related)
     if shown and related and "“" not in sentence and not retold:
         # After a quotation, a clause of ours would read as the author's: it is folded.
         sentence += related_clause(predicate, unit.related[: len(shown)])
+    elif shown and not retold:
+        # Cited but not told: counted, so no citation stands for words it has not.
+        noun = "related change" if len(shown) == 1 else "related changes"
+        sentence = f"{sentence.rstrip()}, with {count_word(len(shown))} {noun} {cite(*shown)}"
     elif shown:
         sentence = sentence.rstrip() + cite(*shown)
     return sentence + "."

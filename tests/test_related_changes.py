@@ -1,0 +1,76 @@
+"""Related changes folded into one sentence are each told: changes of one shape share a
+clause with a citation per slot, and titles that differ by a name are never one change."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from digest.compose import compose
+from digest.compose.slots import merged_predicate
+from digest.config import Project, WireConfig
+from digest.model import Activity, FileChange, Window
+from digest.reading.classify import classify
+from digest.select import same_change
+
+WIDGETS = Project(repo="acme/widgets", name="Widgets")
+CONFIG = WireConfig(projects=(WIDGETS,))
+START = datetime(2026, 5, 4, tzinfo=UTC)
+
+
+def change(title: str, n: int, path: str = "src/widgets/ops.cc") -> Activity:
+    return Activity(
+        repo="acme/widgets",
+        sha=f"{n + 1:040x}",
+        number=300 + n,
+        title=title,
+        landed_at=START + timedelta(hours=n),
+        files=(FileChange(path=path, additions=40 + n, deletions=3),),
+    )
+
+
+OPS = [
+    change("Adding backend support for scatter.src core ATen op", 0),
+    change("Adding backend support for randn core ATen op", 1),
+    change("Adding backend support for tan core ATen op", 2),
+]
+
+
+def test_titles_that_differ_by_a_name_are_two_changes_and_a_retelling_is_one() -> None:
+    scatter, randn, _ = classify(OPS, CONFIG)
+    assert not same_change(scatter, randn)
+    twice = classify(
+        [
+            change("Fix shop deployment workflow error", 3),
+            change("Fix shop deployment workflow error 2", 4),
+        ],
+        CONFIG,
+    )
+    assert same_change(*twice)
+
+
+def test_changes_of_one_shape_share_a_clause_with_a_citation_a_slot() -> None:
+    # A crowded week, where a unit folds the changes like its lead.
+    others = [
+        change(f"Add the {word} option to the {area} module", 10 + i, f"src/widgets/{area}.py")
+        for i, (word, area) in enumerate(
+            [("retry", "net"), ("timeout", "net"), ("color", "ui"), ("theme", "ui"),
+             ("cache", "store"), ("ttl", "store"), ("depth", "tree"), ("width", "tree"),
+             ("seed", "rand"), ("scale", "rand"), ("limit", "queue"), ("batch", "queue")]
+        )
+    ]  # fmt: skip
+    week = Window(since=START, until=START + timedelta(days=7))
+    story = compose([*OPS, *others], config=CONFIG, window=week)
+    text = " ".join(s.text for s in story.body)
+    numbers = {r.sha: r.n for r in story.references}
+    first = story.body[0].text
+    assert first.startswith("Widgets adds backend support for ") and "core ATen ops." in first
+    for op, name in zip(OPS, ("scatter.src", "randn", "tan"), strict=True):
+        assert f"{name} [{numbers[op.sha]}]" in first, text
+
+
+def test_a_slot_merge_declines_changes_that_differ_by_more_than_a_slot() -> None:
+    merged = merged_predicate(
+        ["adds backend support for tan", "fixes a crash in the scheduler when idle"], OPS[:2]
+    )
+    assert merged is None
+    assert merged_predicate(["adds X for a", "adds X for a"], OPS[:2]) is None
