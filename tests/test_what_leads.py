@@ -14,6 +14,7 @@ from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
 from digest.reading.classify import classify, classify_one
+from tests.digest_data import example_config, executorch
 
 WIDGETS = Project(repo="acme/widgets", name="Widgets")
 CONFIG = WireConfig(projects=(WIDGETS,))
@@ -193,3 +194,16 @@ def test_a_setting_of_the_test_suite_is_internal_even_where_ci_is_the_product() 
     gate = change("Split pre-merge CI into fast and slow gates", (".github/workflows/pr.yml", 70))
     assert classify_one(timeout, ci).internal and classify_one(timeout, WIDGETS).internal
     assert not classify_one(gate, ci).internal
+
+
+def test_executorchs_week_of_dropped_cuda_versions_leads_with_them_not_a_back_out() -> None:
+    activities = executorch()
+    week = Window(since=datetime(2026, 6, 22, tzinfo=UTC), until=datetime(2026, 6, 29, tzinfo=UTC))
+    story = compose(activities, config=example_config(), window=week)
+    titles = {a.sha: a.title for a in activities}
+    assert [titles[s].split(" (#")[0] for s in lead_shas(story)] == [
+        "Add CUDA 13.2 support and drop unsupported 12.8/12.9"
+    ]
+    # Two coordinated verbs, then a third change: a comma says where the third begins.
+    assert "dropped unsupported 12.8/12.9, and backed out" in story.lede
+    assert any(i.urgency == "immediate" and "12.8/12.9" in i.text for i in story.action_items)
