@@ -318,6 +318,10 @@ def own_subject(words: list[str], *, guess_verb: bool = True) -> str | None:
             if verb is None:
                 return None
             return join("stops", subject, "from", gerund(verb.lemma), " ".join(rest[verb.end :]))
+        # "resolved build options should be kept as a getter" → "keeps resolved …"
+        passive = word in MODALS and len(rest) > 1 and bare(rest[0]).lower() == "be"
+        if passive and verb_form(rest[1]) in ("VBN", "VBD") and (lemma := verb_lemma(rest[1])):
+            return join(third_person(lemma), subject, " ".join(rest[2:]))
         if word in MODALS and is_base_verb(rest[0]):
             return join("makes", subject, " ".join(rest))
         if word in ("is", "are"):
