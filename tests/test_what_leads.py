@@ -13,7 +13,7 @@ from digest.compose import compose
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
-from digest.reading.classify import classify, classify_one
+from digest.reading.classify import Event, classify, classify_one
 from tests.digest_data import example_config, executorch
 
 WIDGETS = Project(repo="acme/widgets", name="Widgets")
@@ -83,13 +83,20 @@ def test_a_release_without_a_number_leads_and_says_so_without_inventing_one() ->
 
 # ---------------------------------------------------------------- landed and backed out
 
+ORIGINAL = change("Add heap profiling at runtime", ("src/widgets/profile.cc", 400), n=1)
+REVERT = change('Revert "Add heap profiling at runtime"', ("src/widgets/profile.cc", 400), n=6)
+
+
+def back_out(*others: Activity) -> Event:
+    """The revert's event, classified with ORIGINAL and `others` in one window."""
+    return next(e for e in classify([ORIGINAL, *others, REVERT], CONFIG) if e.kind == "revert")
+
 
 def test_a_change_landed_and_backed_out_in_the_window_never_leads_and_asks_nothing() -> None:
-    original = change("Add heap profiling at runtime", ("src/widgets/profile.cc", 400), n=1)
-    revert = change('Revert "Add heap profiling at runtime"', ("src/widgets/profile.cc", 400), n=6)
+    original, revert = ORIGINAL, REVERT
     feature = change("Add a scatter operator", ("src/widgets/scatter.cc", 60), n=3)
     events = classify([original, revert, feature], CONFIG)
-    undone = next(e for e in events if e.kind == "revert")
+    undone = back_out(feature)
     assert undone.withdrawn and not undone.must_act and undone.urgency is None
     assert rank(events)[0][0].activity.sha == feature.sha
     story = story_of(original, revert, feature)
@@ -98,17 +105,12 @@ def test_a_change_landed_and_backed_out_in_the_window_never_leads_and_asks_nothi
 
 
 def test_a_back_out_of_a_change_a_release_shipped_is_still_news() -> None:
-    original = change("Add heap profiling at runtime", ("src/widgets/profile.cc", 400), n=1)
-    release = change("release: v2.3.0", ("package.json", 1), n=2)
-    revert = change('Revert "Add heap profiling at runtime"', ("src/widgets/profile.cc", 400), n=6)
-    events = classify([original, release, revert], CONFIG)
-    undone = next(e for e in events if e.kind == "revert")
+    undone = back_out(change("release: v2.3.0", ("package.json", 1), n=2))
     assert not undone.withdrawn and undone.must_act and undone.urgency == "monitor"
 
 
 def test_a_back_out_of_a_change_from_before_the_window_is_watched() -> None:
-    revert = change('Revert "Add heap profiling at runtime"', ("src/widgets/profile.cc", 400))
-    event = classify_one(revert, WIDGETS)
+    event = classify_one(REVERT, WIDGETS)
     assert not event.withdrawn and event.urgency == "monitor"
 
 
