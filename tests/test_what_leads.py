@@ -209,3 +209,22 @@ def test_executorchs_week_of_dropped_cuda_versions_leads_with_them_not_a_back_ou
     # Two coordinated verbs, then a third change: a comma says where the third begins.
     assert "dropped unsupported 12.8/12.9, and backed out" in story.lede
     assert any(i.urgency == "immediate" and "12.8/12.9" in i.text for i in story.action_items)
+
+
+def test_a_projects_internal_folder_is_never_a_place_or_subject_in_a_sentence() -> None:
+    configured = Project(
+        repo="acme/widgets", name="Widgets", extra_internal_folders=("method_comparison",)
+    )
+    shop = change(
+        "FEAT Add widget shop Gradio space",
+        ("method_comparison/widget-shop/app.py", 1300),
+        ("src/widgets/model.py", 1),
+    )
+    tuners = [
+        change(f"FEAT Add the {name} tuner", (f"src/widgets/tuners/{name}.py", 90), n=1 + i)
+        for i, name in enumerate(["frod", "lora", "vera"])
+    ]
+    week = Window(since=START, until=START + timedelta(days=7))
+    story = compose([shop, *tuners], config=WireConfig(projects=(configured,)), window=week)
+    told = [s.text for s in story.body]
+    assert "Widgets adds a widget shop Gradio space [4]." in told, told

@@ -10,6 +10,7 @@ import re
 
 from digest.config import WireConfig, topic_key
 from digest.reading.articles import with_article
+from digest.reading.audience import is_internal_folder
 from digest.reading.classify import Event
 from digest.reading.language import clause, nominalize, shorten, split_verb
 from digest.reading.text import clean_fragment
@@ -82,9 +83,10 @@ def _area(event: Event) -> str | None:
     """The topic to name as context: the change's main topic (`topic_of`), unless the
     sentence already mentions it. Never a later topic, which the change only touches in
     passing ("pin centralization in Moshi" for one install script among ten CI files), nor
-    the project itself ("… in pydantic" of pydantic) or a hidden folder (".github")."""
+    the project itself ("… in pydantic" of pydantic), a hidden folder (".github") or one of
+    the project's internal folders ("method_comparison")."""
     topic = topic_of(event)
-    if topic is None:
+    if topic is None or is_internal_folder(topic, event.project):
         return None
     obj = event.obj.lower()
     if topic.lower() in obj or topic_key(topic) in topic_key(obj):

@@ -61,6 +61,13 @@ def is_internal_path(path: str, project: Project) -> bool:
     return is_test_path(path) or is_ci_path(path) or _in_folders(path, folders)
 
 
+def is_internal_folder(name: str, project: Project) -> bool:
+    """True when `name` is one of the project's internal folders ("scripts",
+    "method_comparison"): no place a reader follows."""
+    folders = _folder_keys(project.internal_folders + project.extra_internal_folders)
+    return name in folders or topic_key(name) in folders
+
+
 @lru_cache(maxsize=64)
 def _folder_keys(folders: tuple[str, ...]) -> frozenset[str]:
     return frozenset(folders) | {topic_key(f) for f in folders}

@@ -30,7 +30,11 @@ _NOISE_TAGS = re.compile(
 )
 _TAGS = re.compile(r"^\s*((?:\[[^\]]{1,40}\]\s*)+)")
 _TRAILING_TAG = re.compile(r"\s*\[([^\]]{1,40})\]\s*$")
-_COLON_PREFIX = re.compile(r"^([A-Za-z][\w .+/-]{0,38}?)(?:\s*\(([\w .+/-]{1,30})\))?\s*:\s+(?=\S)")
+# "Arm: …", "AdaMSS, PSOFT: …" (areas listed with commas), "Name (scope): …".
+_COLON_PREFIX = re.compile(
+    r"^([A-Za-z][\w .+/-]{0,38}?(?:,\s*[A-Za-z][\w.+/-]{0,20}){0,3})"
+    r"(?:\s*\(([\w .+/-]{1,30})\))?\s*:\s+(?=\S)"
+)
 _CONVENTIONAL = re.compile(
     r"^(?P<kind>feat|feature|fix|bugfix|hotfix|chore|docs?|tests?|ci|refactor|perf|build|"
     r"style|revert|deps|security|release|depr|deprecation|typing|bench)"
@@ -163,8 +167,11 @@ def split_title(title: str) -> TitleParts:
             tags.append(match.group("name"))
             text = text[match.end() :]
         elif (match := _COLON_PREFIX.match(text)) and not _REVERT.match(text):
-            prefix = re.sub(r"\s+backends?$", "", match.group(1).strip(), flags=re.I)
-            tags += [prefix, *([match.group(2).strip()] if match.group(2) else [])]
+            areas = [
+                re.sub(r"\s+backends?$", "", a.strip(), flags=re.I)
+                for a in match.group(1).split(",")
+            ]
+            tags += [*areas, *([match.group(2).strip()] if match.group(2) else [])]
             text = text[match.end() :]
         else:
             break
