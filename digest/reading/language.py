@@ -213,6 +213,10 @@ def shorten(text: str, *, max_words: int) -> str:
     whole = first_clause(text).split()
     if len(whole) <= max_words:
         return " ".join(whole)
+    # One word short of its end, a phrase is kept whole: a cut there only strands a word
+    # ("… default factories taking validated").
+    if len(whole) == max_words + 1 and not any(w.lower() in _SUBORDINATORS for w in whole[3:]):
+        return " ".join(whole)
     words = whole[:max_words]
     # A subordinate clause cut short says the opposite of nothing ("… if `pre_slice` is"):
     # the cut drops it whole.
