@@ -158,7 +158,8 @@ _SHORTEN_JOINERS = frozenset(
 
 # A fix's title that opens with a plural noun of trouble: "Issues with X", "Errors in Y".
 _BUG_NOUN = re.compile(
-    r"^(issues|problems|errors|bugs|failures|crashes)\s+(with|in|on|when)\b", re.I
+    r"^(issues?|problems?|errors?|bugs?|failures?|crash(es)?)\s+(with|in|on|when|while|if|for)\b",
+    re.I,
 )
 
 
