@@ -54,6 +54,11 @@ _MARKER = re.compile(
 )
 _TRAILING_MARKER = re.compile(r"\s*[\[(]\s*\d+\s*/\s*(?:\d+|n|x)\s*[\])]\s*$", re.I)
 _PR_NUMBER = re.compile(r"\s*\(#(\d+)\)\s*$")
+# "(fix #22274)", "(closes #12, #13)": the issue a change closes, no words of a sentence.
+_ISSUE_REFERENCE = re.compile(
+    r"\s*[(\[](?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see)\s+#\d+(?:\s*,\s*#\d+){0,5}[)\]]\s*$",
+    re.I,
+)
 _GITMOJI = re.compile(r"^:[a-z0-9_+-]{2,40}:\s*|\s*:[a-z0-9_+-]{2,40}:$")
 _REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\b", re.I)
 
@@ -131,7 +136,7 @@ def split_title(title: str) -> TitleParts:
         tags.append(match.group(1).strip())
         text = text[: match.start()]
     if text.endswith((")", "]")):
-        text = _TRAILING_MARKER.sub("", text)
+        text = _TRAILING_MARKER.sub("", _ISSUE_REFERENCE.sub("", text))
     kinds: list[str] = []
     scoped: set[str] = set()
     for _ in range(6):
