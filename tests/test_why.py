@@ -157,3 +157,14 @@ def why_table() -> str:
 def test_most_named_changes_with_a_stated_reason_carry_it() -> None:
     stated, carried = why_figure()
     assert stated > 50 and carried / stated >= TARGET, why_table()
+
+
+def test_a_quotation_never_opens_a_parenthesis_it_does_not_close() -> None:
+    body = (
+        "## Why\n\nSet proactive capacity to zero for runners whose nodepool excludes the "
+        "cluster's region (e.g. B200 in us-west-1), so no node is ever requested there."
+    )
+    said = quotation(body, "Set proactive_capacity to 0")
+    assert said is not None and said.count("(") == said.count(")"), said
+    assert said.endswith("excludes the cluster's region…")
+    assert said.removesuffix("…") in body  # verbatim up to where it stops

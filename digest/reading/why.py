@@ -126,6 +126,12 @@ def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> st
         if clause < 0 or len(cut[:clause].split()) < 6:
             return None
         reason = cut[:clause] + "…"
+    if reason.count("(") > reason.count(")"):
+        # A parenthesis the cut (or a sentence split at "e.g.") left open: the piece ends
+        # before it, so no quotation opens what it never closes.
+        reason = reason[: reason.rfind("(")].rstrip(" ,;:—-") + "…"
+        if len(reason.split()) < 6:
+            return None
     mine = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", reason)}
     theirs = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", title)}
     if not mine or len(mine - theirs) < 3:
