@@ -228,3 +228,13 @@ def test_a_projects_internal_folder_is_never_a_place_or_subject_in_a_sentence() 
     story = compose([shop, *tuners], config=WireConfig(projects=(configured,)), window=week)
     told = [s.text for s in story.body]
     assert "Widgets adds a widget shop Gradio space [4]." in told, told
+
+
+def test_one_breaking_change_landed_twice_is_one_item_citing_both() -> None:
+    title = "Add CUDA 13.2 support and drop unsupported 12.8/12.9"
+    twice = [change(title, ("install_utils.py", 3), n=n) for n in (1, 5)]
+    story = story_of(*twice, change("Add the gelu operator", ("src/widgets/gelu.cc", 40), n=3))
+    items = [i for i in story.action_items if i.urgency == "immediate"]
+    numbers = {r.sha: r.n for r in story.references}
+    assert len(items) == 1, items
+    assert all(f"[{numbers[a.sha]}]" in items[0].text for a in twice)

@@ -32,7 +32,7 @@ from digest.reading.classify import Event
 from digest.reading.language import nominalize
 from digest.reading.text import clean_fragment
 from digest.reading.why import quotation
-from digest.select import ProjectPick, Unit
+from digest.select import ProjectPick, Unit, same_change
 
 Action = tuple[str, Urgency, str, str]  # (text, urgency, repo, key of what it cites)
 _ORDER = {"immediate": 0, "monitor": 1, "plan": 2}
@@ -45,13 +45,24 @@ def _key(units: list[Unit]) -> str:
     return "+".join(f"{u.lead.repo}@{u.lead.activity.sha}" for u in units)
 
 
-def ci_gate_item(unit: Unit, *, name: str) -> str:
-    """ "Check what now blocks merges in ci-infra: the change splits pre-merge CI … [1]"."""
-    event = unit.lead
+def ci_gate_item(units: list[Unit], *, name: str) -> str:
+    """ "Check what now blocks merges in ci-infra: the change splits pre-merge CI … [1]";
+    one change landed more than once (`same_change`) is one item citing each landing."""
+    event = units[0].lead
     return (
         f"Check what now blocks merges in {name}: the change "
-        f"{_predicate(event, max_words=10)} {cite(event.activity)}"
+        f"{_predicate(event, max_words=10)} {_cite_each(units)}"
     )
+
+
+def _cite_each(units: list[Unit]) -> str:
+    """Each unit's change, and each landing of it again that the unit folded in."""
+    landings = [
+        a
+        for u in units
+        for a in (u.lead.activity, *(e.activity for e in u.related if same_change(u.lead, e)))
+    ]
+    return cite(*landings[:MAX_CITATIONS])
 
 
 def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
@@ -87,15 +98,15 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
     return f"{action}: {what} {cite(*(u.lead.activity for u in units[:MAX_CITATIONS]))}"
 
 
-def breaking_item(unit: Unit, *, name: str) -> str:
+def breaking_item(units: list[Unit], *, name: str) -> str:
     """ "Check your use of pydantic before upgrading: a breaking change drops support for
     Python 3.9 [1]"; a backend's breaking change names the backend."""
-    event = unit.lead
+    event = units[0].lead
     topic = topic_of(event)
     where = f"{name}'s {topic} backend" if topic and _is_backend(event, topic) else name
     return (
         f"Check your use of {where} before upgrading: a breaking change "
-        f"{_predicate(event, max_words=10)} {cite(event.activity)}"
+        f"{_predicate(event, max_words=10)} {_cite_each(units)}"
     )
 
 
@@ -219,7 +230,19 @@ def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]
             if event.security:
                 continue
             if event.must_act and event.urgency == "immediate":
-                immediate.append(("ci_gate" if event.ci_gate else "breaking", pick, [unit]))
+                kind = "ci_gate" if event.ci_gate else "breaking"
+                told = next(
+                    (
+                        us
+                        for k, p, us in immediate
+                        if k == kind and p is pick and same_change(us[0].lead, event)
+                    ),
+                    None,
+                )
+                if told is not None:
+                    told.append(unit)  # the same change landed again: one item cites both
+                else:
+                    immediate.append((kind, pick, [unit]))
             elif event.must_act:
                 topics.setdefault(topic_of(event) or "", []).append(unit)
             elif event.urgency == "plan":
@@ -254,7 +277,8 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
             items.append((text, "immediate", pick.repo, _key(units[:MAX_CITATIONS])))
         elif kind in ("ci_gate", "breaking"):
             write = ci_gate_item if kind == "ci_gate" else breaking_item
-            items.append((write(unit, name=name), "immediate", pick.repo, _key([unit])))
+            told = units[:MAX_CITATIONS]
+            items.append((write(told, name=name), "immediate", pick.repo, _key(told)))
         elif kind == "monitor":
             turn = sum(item[1] == "monitor" for item in items)
             text = monitor_item(units, name=name, turn=turn)
