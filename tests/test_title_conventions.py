@@ -155,6 +155,11 @@ def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
             "EXECUTORCH ADDS E.G. PYTHON 3.15 WHEELS ON MACOS",
         ),
         ("ExecuTorch adds ScalelessRMSNorm", "EXECUTORCH ADDS SCALELESSRMSNORM"),
+        (
+            "PEFT fixes a bug targeting an nn.Parameter",
+            "PEFT FIXES A BUG TARGETING AN nn.Parameter",
+        ),
+        ("vite fixes a cache key for /@fs/ paths", "VITE FIXES A CACHE KEY FOR /@fs/ PATHS"),
     ],
 )
 def test_a_headline_is_upper_case_but_for_identifiers(text: str, headline: str) -> None:

@@ -119,7 +119,9 @@ _CODE_TOKEN = re.compile(
     r"|(?<![\w`])(?:--?[a-z][\w-]*"
     r"|[A-Za-z_]\w*<[^<>\n]{0,30}(?:<[^<>\n]{0,30}>)?[^<>\n]{0,30}>(?:::\w+|\(\))*"
     r"|[\w.-]*\w/[\w./-]*\w|[\w.-]*_[\w.-]*\w|\w+(?:::\w+)+(?:\(\))?|\w+\(\)"
-    r"|[A-Za-z][A-Za-z0-9]+\.[a-z_]\w+(?:\.\w+)*|[a-z]+[a-z0-9]*[A-Z][a-z]\w*)"
+    r"|[A-Za-z][A-Za-z0-9]+\.[a-z_]\w+(?:\.\w+)*|[a-z]+[a-z0-9]*[A-Z][a-z]\w*"
+    # a class in a lower-case module ("nn.Parameter", "pl.DataFrame"), a rooted path ("/@fs/")
+    r"|[a-z][a-z0-9_]*\.[A-Z]\w+|/@?[\w.-]+/[\w./@-]*)"
 )
 
 
