@@ -94,7 +94,8 @@ def back_out(*others: Activity) -> Event:
 
 def test_a_change_landed_and_backed_out_in_the_window_never_leads_and_asks_nothing() -> None:
     original, revert = ORIGINAL, REVERT
-    feature = change("Add a scatter operator", ("src/widgets/scatter.cc", 60), n=3)
+    # A small change, which a back-out of 400 lines would outrank within one tier.
+    feature = change("Add a retry option to the client", ("src/widgets/client.py", 20), n=3)
     events = classify([original, revert, feature], CONFIG)
     undone = back_out(feature)
     assert undone.withdrawn and not undone.must_act and undone.urgency is None
