@@ -57,15 +57,20 @@ def _in_folders(path: str, folders: frozenset[str]) -> bool:
 
 def is_internal_path(path: str, project: Project) -> bool:
     """True for a path users never run: tests, CI, or one of the project's internal folders."""
-    folders = _folder_keys(project.internal_folders + project.extra_internal_folders)
+    folders = _internal_keys(project)
     return is_test_path(path) or is_ci_path(path) or _in_folders(path, folders)
 
 
 def is_internal_folder(name: str, project: Project) -> bool:
     """True when `name` is one of the project's internal folders ("scripts",
     "method_comparison"): no place a reader follows."""
-    folders = _folder_keys(project.internal_folders + project.extra_internal_folders)
+    folders = _internal_keys(project)
     return name in folders or topic_key(name) in folders
+
+
+def _internal_keys(project: Project) -> frozenset[str]:
+    """The project's internal folders, the defaults and its own, as names and topic keys."""
+    return _folder_keys(project.internal_folders + project.extra_internal_folders)
 
 
 @lru_cache(maxsize=64)

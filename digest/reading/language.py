@@ -41,6 +41,7 @@ from digest.reading.language_shapes import (
 from digest.reading.language_words import (
     CONJUNCTIONS,
     PREPOSITIONS,
+    SUBORDINATORS,
     bare,
     derived_verb,
     inflect,
@@ -178,9 +179,6 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
 
 # Nouns a headline cannot end on once their phrase is cut: "adds QNN backend support".
 _EMPTY_WITHOUT_COMPLEMENT = frozenset({"support", "supports", "compatibility", "handling"})
-_SUBORDINATORS = frozenset(
-    {"if", "when", "unless", "until", "once", "because", "since", "while", "whereas", "so"}
-)
 
 
 def nominalize(title: str) -> str | None:
@@ -216,13 +214,13 @@ def shorten(text: str, *, max_words: int) -> str:
         return " ".join(whole)
     # One word short of its end, a phrase is kept whole: a cut there only strands a word
     # ("… default factories taking validated").
-    if len(whole) == max_words + 1 and not any(w.lower() in _SUBORDINATORS for w in whole[3:]):
+    if len(whole) == max_words + 1 and not any(w.lower() in SUBORDINATORS for w in whole[3:]):
         return " ".join(whole)
     words = whole[:max_words]
     # A subordinate clause cut short says the opposite of nothing ("… if `pre_slice` is"):
     # the cut drops it whole.
     opener = max(
-        (i for i, w in enumerate(words) if w.lower() in _SUBORDINATORS and i >= 3), default=None
+        (i for i, w in enumerate(words) if w.lower() in SUBORDINATORS and i >= 3), default=None
     )
     if opener is not None:
         words = words[:opener]

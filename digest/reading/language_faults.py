@@ -14,6 +14,7 @@ from digest.reading.language_shapes import gerund, is_adverb, negation_length
 from digest.reading.language_words import (
     CONJUNCTIONS,
     MODALS,
+    SUBORDINATORS,
     bare,
     join,
     parts_of_speech,
@@ -29,11 +30,7 @@ _CLAUSE_VERBS = words(
     "avoid stop let keep allow expect fix resolve correct repair address patch close solve"
 )
 # Where a subject ends without a verb: a clause of its own begins.
-_STOPS = (
-    CONJUNCTIONS
-    | MODALS
-    | words("when if while unless until since because where whereas that which who")
-)
+_STOPS = CONJUNCTIONS | MODALS | SUBORDINATORS | words("where that which who")
 _SUBJECT_WORDS = 7  # the verb of the statement comes within this many words
 
 

@@ -31,6 +31,10 @@ PREPOSITIONS = words(
 )
 CONJUNCTIONS = frozenset({"and", "or", "but", "nor", "+", "&", "/", "-", "–", "—", "so"})
 DETERMINERS = words("the a an all each every this these those that any some its their both no our")
+# Words that open a subordinate clause ("… if `pre_slice` is", "X fails when Y").
+SUBORDINATORS = frozenset(
+    {"if", "when", "unless", "until", "once", "because", "since", "while", "whereas", "so"}
+)
 MODALS = frozenset({"should", "must", "can", "will", "would", "may", "might", "shall", "could"})
 NEGATIONS = ("don't", "do not", "dont", "never", "no longer", "doesn't", "does not", "cannot")
 # Words that open a noun-phrase title and are ordinary words, never names: lowercased.
