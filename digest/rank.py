@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from digest.model import Activity
 from digest.reading.classify import Event
-from digest.reading.topics import is_doc_path
+from digest.reading.topics import is_build_path, is_doc_path
 
 # New support (an op, a dtype, a device) is what downstream users of a component build on.
 _CAPABILITY = re.compile(r"\bsupport(s|ed|ing)?\b", re.I)
@@ -137,18 +137,6 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
     elif event.title_kind is None and event.verb in _IMPLEMENTATION_VERBS:
         score += weights.implementation
     return round(score, 3)
-
-
-# Where a project states how it is built: package manifests, toolchain pins, lockfiles.
-_BUILD_PATH = re.compile(
-    r"(^|/)(Cargo[^/]*\.toml|Cargo\.lock|rust-toolchain(\.toml)?|pyproject\.toml|setup\.cfg"
-    r"|package\.json|[\w.-]*-lock\.(json|yaml)|[\w.-]+\.lock|go\.(mod|sum))$"
-)
-
-
-def is_build_path(path: str) -> bool:
-    """True for a file that says how the project is built, not what it does."""
-    return _BUILD_PATH.search(path) is not None
 
 
 def _mostly(activity: Activity, kind: Callable[[str], bool]) -> bool:

@@ -61,6 +61,18 @@ def is_doc_path(path: str) -> bool:
     return bool(_DOC_PATH.search(path))
 
 
+# Where a project states how it is built: package manifests, toolchain pins, lockfiles.
+_BUILD_PATH = re.compile(
+    r"(^|/)(Cargo[^/]*\.toml|Cargo\.lock|rust-toolchain(\.toml)?|pyproject\.toml|setup\.cfg"
+    r"|package\.json|[\w.-]*-lock\.(json|yaml)|[\w.-]+\.lock|go\.(mod|sum))$"
+)
+
+
+def is_build_path(path: str) -> bool:
+    """True for a file that says how the project is built, not what it does."""
+    return _BUILD_PATH.search(path) is not None
+
+
 @lru_cache(maxsize=65536)  # a window's paths repeat across its changes and passes
 def is_test_path(path: str) -> bool:
     """True for tests and benchmarks: a `tests/` tree, `test_x.py`, `x_test.go`, …."""
