@@ -34,6 +34,7 @@ from bot.settings import DeliverySettings
 from bot.store import Store, upgrade_database
 from bot.store.tables import DeliveryRow
 from digest.model import ActionItem, Reference, Sentence, Story, Window
+from tests.scratch_database import admin_dsn, drop_database
 
 PARTS = 4
 SETTINGS = DeliverySettings(batch_size=50, workers=1)
@@ -136,10 +137,17 @@ def report(label: str, elapsed: float, delivered: int, base: float | None) -> fl
 
 
 async def _admin(url: str, sql: str) -> None:
-    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-    conn = await asyncpg.connect(dsn)
+    conn = await asyncpg.connect(admin_dsn(url))
     try:
         await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+async def _drop(url: str, name: str) -> None:
+    conn = await asyncpg.connect(admin_dsn(url))
+    try:
+        await drop_database(conn, name)
     finally:
         await conn.close()
 
@@ -157,7 +165,7 @@ def bench_postgres(url: str, count: int, processes: list[int]) -> None:
             rate = report(f"PostgreSQL, {n} process(es)", elapsed, delivered, base)
             base = base or rate
     finally:
-        asyncio.run(_admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(_drop(url, name))
 
 
 def bench_sqlite(count: int) -> None:

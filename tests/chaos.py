@@ -29,6 +29,7 @@ from bot.store import DeliveryInfo, upgrade_database
 from digest.config import load_config
 from tests.fakes.slack_server import TEAM_ID, FakeSlack
 from tests.fakes.tcp_proxy import TcpProxy
+from tests.scratch_database import admin_dsn, drop_database
 from tests.slack_requests import SECRET, TOKEN, demo_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,16 +197,14 @@ async def fresh_database(base_url: str) -> AsyncIterator[str]:
     """A new, migrated database on the server of `base_url`, dropped after (a fixture)."""
     url = make_url(base_url)
     name = f"wire_chaos_{secrets.token_hex(4)}"
-    admin = await asyncpg.connect(
-        url.set(drivername="postgresql").render_as_string(hide_password=False)
-    )
+    admin = await asyncpg.connect(admin_dsn(base_url))
     await admin.execute(f'CREATE DATABASE "{name}"')
     migrated = url.set(database=name).render_as_string(hide_password=False)
     await upgrade_database(migrated)
     try:
         yield migrated
     finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await drop_database(admin, name)
         await admin.close()
 
 

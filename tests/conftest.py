@@ -23,6 +23,7 @@ from bot.store import Store, upgrade_database
 from digest.model import ActionItem, CheckFigures, Reference, Sentence, Story, Window, stable_id
 from tests.discord_loopback import loopback  # noqa: F401  (a fixture of the Discord tests)
 from tests.leaks import fail_on_leaked_resources  # noqa: F401  (autouse: a leak fails its test)
+from tests.scratch_database import admin_dsn, drop_database
 
 POSTGRES_URL = os.environ.get("WIRE_TEST_POSTGRES_URL")
 TABLES = (
@@ -109,15 +110,20 @@ def not_exercised(skipped: list[pytest.TestReport]) -> str | None:
     )
 
 
-def _asyncpg_dsn(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
 async def _admin(sql: str) -> None:
     assert POSTGRES_URL is not None
-    conn = await asyncpg.connect(_asyncpg_dsn(POSTGRES_URL))
+    conn = await asyncpg.connect(admin_dsn(POSTGRES_URL))
     try:
         await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+async def _drop(name: str) -> None:
+    assert POSTGRES_URL is not None
+    conn = await asyncpg.connect(admin_dsn(POSTGRES_URL))
+    try:
+        await drop_database(conn, name)
     finally:
         await conn.close()
 
@@ -134,7 +140,7 @@ def postgres_url() -> Iterator[str]:
         asyncio.run(upgrade_database(url))
         yield url
     finally:
-        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(_drop(name))
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -152,7 +158,7 @@ async def database_url(backend: tuple[str, str]) -> str:
     if name == "sqlite":
         await upgrade_database(url)
         return url
-    conn = await asyncpg.connect(_asyncpg_dsn(url))
+    conn = await asyncpg.connect(admin_dsn(url))
     try:
         await conn.execute(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE")
     finally:

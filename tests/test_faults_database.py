@@ -26,6 +26,7 @@ from digest.config import load_config
 from tests.chat import ChatPlatform, Posted
 from tests.conftest import POSTGRES_URL
 from tests.fakes.tcp_proxy import TcpProxy
+from tests.scratch_database import admin_dsn, drop_database
 
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,14 +40,13 @@ async def database() -> AsyncIterator[tuple[str, int, str]]:
         pytest.skip("WIRE_TEST_POSTGRES_URL is not set")
     url = make_url(POSTGRES_URL)
     name = f"wire_faults_{secrets.token_hex(4)}"
-    admin = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    conn = await asyncpg.connect(admin)
+    conn = await asyncpg.connect(admin_dsn(POSTGRES_URL))
     await conn.execute(f'CREATE DATABASE "{name}"')
     await upgrade_database(url.set(database=name))
     try:
         yield url.host or "127.0.0.1", url.port or 5432, name
     finally:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await drop_database(conn, name)
         await conn.close()
 
 
