@@ -101,6 +101,35 @@ def test_nine_bumps_become_one_counted_clause() -> None:
     assert story.checks is not None and story.checks.problems == ()
 
 
+def test_a_lockfile_security_update_is_counted_by_name_without_an_item() -> None:
+    """A security update that only moves a lockfile ships nothing to users (no item, no
+    sentence of its own), but a reader scanning for advisories still finds it in the count."""
+    lock = "pnpm-lock.yaml"
+    bumps = [
+        change(1, "chore(deps): update dependency ws to v8.20.1 [security]", path=lock),
+        change(2, "chore(deps): update dependency @scope/router to v7.1.2 [security]", path=lock),
+        change(3, "chore(deps): update dependency prettier to v3.6.1", path=lock),
+    ]
+    work = [
+        change(20, "Add streaming validation for nested models"),
+        change(21, "Fix a crash on empty aliases", path="src/app/alias.py"),
+    ]
+    mixed = compose([*bumps, *work], config=WireConfig(), window=span(days=1))
+    only = compose([bumps[0], *work], config=WireConfig(), window=span(days=1))
+    names = r"`(ws|@scope/router)` and `(?!\1)(ws|@scope/router)`"
+    for story, clause in (
+        (
+            mixed,
+            rf"updates three dependencies, among them security updates to {names} (\[\d\]){{3}}",
+        ),
+        (only, r"applies a security update to `ws` \[\d\]"),
+    ):
+        text = " ".join(s.text for s in story.body)
+        assert re.search(clause, text), text
+        assert story.action_items == ()
+        assert story.checks is not None and story.checks.problems == ()
+
+
 def test_one_change_among_routine_bumps_is_a_quiet_day() -> None:
     bumps = [
         change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1", author="dependabot[bot]")

@@ -16,6 +16,7 @@ from digest.compose.housekeeping import NAMED_KINDS, housekeeping_clause
 from digest.compose.phrases import count_word, topic_of
 from digest.reading.classify import Event
 from digest.reading.text import join_words
+from digest.reading.titles import is_dependency_bump
 from digest.select import ProjectPick, Unit, bump_count
 
 
@@ -106,11 +107,37 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
         clauses.append((clause, number))
     if pick.bumps:
         count = bump_count(pick.bumps)
-        clause = f"updates {count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
+        clause = bump_clause(pick.bumps)
         if len(pick.bumps) <= room:
             clause += f" {cite(*(e.activity for e in pick.bumps))}"
         clauses.append((clause, count))
     return clauses
+
+
+def bump_clause(bumps: Sequence[Event]) -> str:
+    """Routine dependency updates as a verb phrase: "updates eight dependencies". A security
+    update among them is named, since readers look for those even when nothing they ship
+    changes (a lockfile): "updates three dependencies, among them a security update to `ws`"."""
+    count = bump_count(bumps)
+    secured = list(dict.fromkeys(_package(e) for e in bumps if e.bump and e.bump.security))
+    named = [name for name in secured if name]
+    noun = f"{count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
+    if not secured:
+        return f"updates {noun}"
+    updates = "a security update" if len(secured) == 1 else "security updates"
+    if named and len(named) == len(secured):
+        updates += (
+            f" to {join_words([f'`{name}`' for name in named])}"  # code: "@scope/pkg" is no mention
+        )
+    if sum(e.bump.count for e in bumps if e.bump and e.bump.security) == count:
+        return f"applies {updates}" if named else f"updates {noun}, each {updates}"
+    return f"updates {noun}, among them {updates}"
+
+
+def _package(event: Event) -> str:
+    """The package a dependency update names ("ws"), or "" when its title names none."""
+    info = is_dependency_bump(event.activity.title, event.activity.author, event.activity.labels)
+    return info.package if info and info.package and not info.package.endswith(" group") else ""
 
 
 def _join_distinct(clauses: list[tuple[str, int]]) -> list[str]:
