@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from digest.model import Activity
+from digest.reading.audience import names_flaw
 from digest.reading.classify import Event
 from digest.reading.topics import is_build_path, is_doc_path
 
@@ -39,6 +40,9 @@ class Weights:
     risk_high: float = 4.0
     risk_medium: float = 2.0
     capability: float = 1.5
+    # A security fix that names its class of flaw (XSS, path traversal) tells readers what
+    # they were exposed to; among several fixes it is the one to name first.
+    named_flaw: float = 2.0
     real_body: float = 1.0
     docs_or_tests_only: float = -2.0
     # Build settings alone (manifests, toolchain pins, lockfiles): how it is built, not
@@ -111,6 +115,8 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
         score += weights.deprecation
     if event.ci_gate:
         score += weights.ci_gate
+    if event.security and names_flaw(event.subject):
+        score += weights.named_flaw
     if event.risk == "high":
         score += weights.risk_high
     elif event.risk == "medium":

@@ -239,3 +239,21 @@ def test_one_breaking_change_landed_twice_is_one_item_citing_both() -> None:
     numbers = {r.sha: r.n for r in story.references}
     assert len(items) == 1, items
     assert all(f"[{numbers[a.sha]}]" in items[0].text for a in twice)
+
+
+# ---------------------------------------------------------------- the class of flaw first
+
+
+def test_of_several_security_fixes_the_one_naming_its_flaw_is_told_first() -> None:
+    """Readers of a security fix most need the class of flaw. The larger fix that names none
+    still counts in the item, but the XSS fix is the one its sentence and the lede name."""
+    src = ("src/widgets/render.py", 60)
+    vague = change("security: harden attribute handling", src, n=1)
+    xss = change("security: prevent XSS in rendered titles", ("src/widgets/title.py", 6), n=2)
+    story = story_of(vague, xss)
+    ranked = [e.activity.sha for e, _ in rank(classify([vague, xss], CONFIG))]
+    assert ranked == [xss.sha, vague.sha]
+    assert "XSS" in story.lede
+    (item,) = story.action_items
+    assert item.urgency == "immediate"
+    assert "two security fixes, among them one that prevents XSS" in item.text

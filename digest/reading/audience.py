@@ -142,6 +142,12 @@ def is_security_fix(activity: Activity, subject: str, body: str) -> bool:
     return _ADVISORY.search(body) is not None
 
 
+def names_flaw(text: str) -> bool:
+    """True when `text` names a class of flaw ("prevents XSS on …", "path traversal"): what a
+    reader of a security fix most needs to hear."""
+    return _FLAW.search(text) is not None
+
+
 def is_fork_merge(title: str) -> bool:
     """True for "Merge commit from fork": a title that says nothing of the change."""
     return _FORK_MERGE.match(title) is not None
