@@ -59,6 +59,22 @@ def test_updating_a_linter_is_counted_as_lint_however_many_files_it_touches() ->
     assert other.trivia is None
 
 
+@pytest.mark.parametrize(
+    ("title", "trivia"),
+    [
+        ("Fix Clippy 0.1.95 warnings", "lint"),
+        ("Resolve remaining mypy errors", "lint"),
+        ("fix: silence compiler warnings", "lint"),
+        # A warning users see is behaviour, not lint.
+        ("Fix deprecation warnings raised by model_copy", None),
+        ("Fix warnings in the CLI output", None),
+    ],
+)
+def test_silencing_a_linters_findings_is_lint(title: str, trivia: str | None) -> None:
+    paths = [f"src/tool/m{i}.rs" for i in range(6)]
+    assert classify_one(change(title, *paths), TOOL).trivia == trivia
+
+
 def test_a_week_does_not_lead_with_a_linter_upgrade() -> None:
     paths = [f"src/tool/m{i}.py" for i in range(30)]
     week = Window(since=DAY.since, until=DAY.since + timedelta(days=7))

@@ -63,6 +63,15 @@ _TOOL_UPDATE = re.compile(
     r"(?:the\s+)?`?(?:" + "|".join(map(re.escape, DEV_TOOLS)) + r")`?\b",
     re.I,
 )
+# What a linter or type checker reports, silenced: "Fix Clippy 0.1.95 warnings", "Resolve mypy
+# errors", "Fix compiler warnings". The code does what it did.
+_TOOL_FINDINGS = re.compile(
+    r"^(?:fix(?:es|ed)?|silence[sd]?|address(?:es|ed)?|resolve[sd]?|suppress(?:es|ed)?"
+    r"|clean\s+up)\s+(?:new\s+|the\s+|all\s+|some\s+|remaining\s+)?"
+    r"(?:`?(?:" + "|".join(map(re.escape, DEV_TOOLS)) + r")`?(?:\s+v?[\d.]+)?|compiler)"
+    r"\s+(?:warnings?|errors?|lints?|findings?|complaints?)\b",
+    re.I,
+)
 # Files of the repository's housekeeping: owners, ignore lists, licences, templates, people.
 _HOUSEKEEPING_PATH = re.compile(
     r"(^|/)(CODEOWNERS|\.gitignore|\.gitattributes|\.mailmap|\.editorconfig|LICEN[CS]E[^/]*"
@@ -86,7 +95,7 @@ def trivia_kind(subject: str, paths: list[str], *, docs_only: bool) -> str | Non
     templates, the people page). A long window counts it instead of telling it.
     """
     words = re.sub(r"`[^`]*`", " ", subject)  # a code span names code: `grammar` is no grammar
-    if _LINTING.search(words) or _TOOL_UPDATE.search(words):
+    if _LINTING.search(words) or _TOOL_UPDATE.search(words) or _TOOL_FINDINGS.search(words):
         return "lint"
     if docs_only or _WORDING.search(words):
         return "docs"
