@@ -330,6 +330,9 @@ def own_subject(words: list[str], *, guess_verb: bool = True) -> str | None:
         after = bare(rest[0]).lower()
         if after in MODALS or after in CONJUNCTIONS or after in PREPOSITIONS:
             continue  # "Cadence tests should retry", "Llama-1B shapes + 4k sweep"
-        if guess_verb and form == "VBZ" and words[at].islower():
+        # A code span before a bare verb is a subject too, written as its plural would be:
+        # "`import.meta.glob` support `caseSensitive` option".
+        named = at == 1 and len(words[0]) > 2 and words[0][0] == words[0][-1] == "`"
+        if guess_verb and words[at].islower() and (form == "VBZ" or (form == "VB" and named)):
             return join("makes", subject, lemma or word, " ".join(rest))
     return None
