@@ -85,6 +85,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
         return noun_phrase(coordinated(words).split(" "), kind)
     if kind == "fix" and (fault := fault_statement([verb, *words] if verb else words)):
         return fault
+    if verb == "fix" and (fault := fault_statement(words, negated_only=True)):
+        return fault  # "Fix X didn't raise on Y": the fault follows the verb
     # "resolved build options should be kept": a past participle opens a subject, not a verb.
     past = not verb and words and verb_form(words[0]) in ("VBD", "VBN")
     if past and (own := own_subject(words, guess_verb=False)):

@@ -34,8 +34,10 @@ _STOPS = CONJUNCTIONS | MODALS | SUBORDINATORS | words("where that which who")
 _SUBJECT_WORDS = 7  # the verb of the statement comes within this many words
 
 
-def fault_statement(title: list[str]) -> str | None:
-    """ "fixes <subject> <verb>ing <rest>" for a fix's title that states its fault, or None."""
+def fault_statement(title: list[str], *, negated_only: bool = False) -> str | None:
+    """ "fixes <subject> <verb>ing <rest>" for a fix's title that states its fault, or None.
+    `negated_only` takes only a fault stated as a negation ("X didn't raise"), which no
+    plural noun can be mistaken for."""
     if len(title) < 3:
         return None
     first = bare(title[0]).lower()
@@ -48,6 +50,14 @@ def fault_statement(title: list[str]) -> str | None:
         word = title[at]
         if bare(word).lower() in _STOPS or title[at - 1][-1:] in (",", ";", ":"):
             return None
+        if negated := _negated_verb(title, at):
+            verb_at, lemma = negated  # "X didn't raise on Y" → "fixes X not raising on Y"
+            subject = _lowered_opener(title[:at])
+            return join(
+                "fixes", " ".join(subject), "not", gerund(lemma), " ".join(title[verb_at + 1 :])
+            )
+        if negated_only:
+            continue
         if not word.islower() or verb_form(word) != "VBZ" or verb_lemma(word) in ("be", "have"):
             continue  # "X is wrong", "X has no Y": `own_subject` reads those
         adverb = at >= 2 and is_adverb(title[at - 1])
@@ -56,10 +66,33 @@ def fault_statement(title: list[str]) -> str | None:
         subject = title[: at - 1] if adverb else title[:at]
         if parts_of_speech(subject[-1]) == {"ADJ"}:
             return None  # "lazy props reactivity": no noun to be a subject, a compound noun
-        if common_opener(subject[0]):
-            subject = [subject[0][0].lower() + subject[0][1:], *subject[1:]]
+        subject = _lowered_opener(subject)
         return join(
             "fixes", " ".join(subject), title[at - 1] if adverb else "", gerund(verb_lemma(word)),
             " ".join(title[at + 1 :]),
         )  # fmt: skip
     return None
+
+
+_NEGATIONS = words("didn't doesn't don't")
+
+
+def _negated_verb(title: list[str], at: int) -> tuple[int, str] | None:
+    """(where the verb is, its lemma) when `title[at]` negates the base verb after it: "didn't
+    raise", "does not apply"."""
+    word = bare(title[at]).lower()
+    if word in ("did", "does", "do") and at + 1 < len(title) and bare(title[at + 1]) == "not":
+        at += 1
+    elif word not in _NEGATIONS:
+        return None
+    if at + 1 >= len(title) or verb_form(title[at + 1]) != "VB":
+        return None
+    lemma = verb_lemma(title[at + 1])
+    return (at + 1, lemma) if lemma else None
+
+
+def _lowered_opener(subject: list[str]) -> list[str]:
+    """The subject with its first word lower-cased when that is only a sentence's capital."""
+    if common_opener(subject[0]):
+        return [subject[0][0].lower() + subject[0][1:], *subject[1:]]
+    return subject
