@@ -338,6 +338,15 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         ("CI GPU run: Remove gptmodel from Dockerfile", ("docker/Dockerfile",), True, False, None),
         ("Fix Cadence test failures", ("backends/c/runtime.py", "tests/t.py"), True, False, None),
         ("Add a test helper for fixtures", ("src/helpers.py",), False, False, None),
+        (
+            "Run RISC-V tests with multiple RVV QEMU configurations",
+            (".ci/scripts/test_riscv.sh", "backends/xnnpack/CMakeLists.txt"),
+            True,
+            False,
+            None,
+        ),
+        ("Enable backend test suite + x86 CI", ("backends/webgpu/setup.py",), True, False, None),
+        ("Enable test mode in the CLI", ("src/cli.py",), False, False, None),
         ("Revert PyTorch 2.12 pin bump", (".ci/pins.txt", "setup.py"), True, False, None),
         ("Out-of-bounds read in validateTensorLayout", ("runtime/t.cpp",), False, True, None),
         (
@@ -385,3 +394,10 @@ def test_the_maintainers_own_tests_are_internal_even_where_ci_is_the_product() -
     assert classify_one(load, ci).internal
     gate = change("Split pre-merge CI into fast and slow gates", ".github/workflows/pr.yml")
     assert not classify_one(gate, ci).internal
+
+
+def test_where_tests_now_run_is_news_only_where_ci_is_the_product() -> None:
+    title, paths = "Run ROCm tests on the MI300 runners", (".github/workflows/rocm.yml", "src/a.py")
+    ci = Project(repo="acme/widgets", name="widgets", audience="maintainers")
+    assert not classify_one(change(title, *paths), ci).internal
+    assert classify_one(change(title, *paths), USERS).internal

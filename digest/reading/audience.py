@@ -40,6 +40,10 @@ _ABOUT_TESTS = re.compile(
     r"[^.]*\b(tests?|test failures?|test suite|flaky)\b(?!\s+(helpers?|utilit))",
     re.I,
 )
+# Running the project's own tests where they did not run: "Run RISC-V tests with multiple
+# RVV QEMU configurations", "Enable backend test suite + x86 CI". Where CI is the product
+# (a maintainers' project) where tests run is its news, so this reads only for users.
+_RUNS_TESTS = re.compile(r"^(\w+ly\s+)?(run|enable)\s+[^.]*\b(tests|test suite|test jobs?)\b", re.I)
 # A setting of the test suite itself: "Increase load test timeout to 2 hours".
 _TEST_SETTING = re.compile(
     r"\b(load[- ]|unit[- ]|integration[- ]|smoke[- ])?tests?\s+"
@@ -91,7 +95,7 @@ def is_internal(activity: Activity, project: Project) -> bool:
     # "TST FIX …", "FIX CI …": any type word of tests, CI or benchmarks says so.
     if kind in _UNCHANGED_KINDS or _INTERNAL_KINDS & {kind, *parts.kinds}:
         return True
-    if about_tests:
+    if about_tests or _RUNS_TESTS.match(parts.subject):
         return True
     # A tag that opens with a type word of tests or CI: "CI GPU run: Remove X".
     if any(tag.split()[0].lower() in _INTERNAL_KINDS for tag in parts.tags if tag.split()):
