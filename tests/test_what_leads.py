@@ -257,3 +257,27 @@ def test_of_several_security_fixes_the_one_naming_its_flaw_is_told_first() -> No
     (item,) = story.action_items
     assert item.urgency == "immediate"
     assert "two security fixes, among them one that prevents XSS" in item.text
+
+
+# ---------------------------------------------------------------- nothing users see
+
+
+def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
+    """Four changes make no quiet day by count, but none of them reaches a user: the lede
+    says that before it names the most notable, rather than reading as a day of news."""
+    work = [
+        change("ci: cache the wheel builds", (".github/workflows/wheels.yml", 30), n=0),
+        change("test: cover empty frames in the reader", ("tests/test_reader.py", 40), n=1),
+        change("refactor: split the planner into passes", ("src/widgets/plan.py", 90), n=2),
+        change("Add a benchmark of the join kernels", ("benchmarks/join.py", 60), n=3),
+    ]
+    story = story_of(*work)
+    assert story.lede.startswith(
+        "A quiet day for Widgets: only internal work landed, four changes,"
+    )
+    assert story.checks is not None and story.checks.problems == ()
+    # One change users see, and the lede tells the news as news.
+    story = story_of(
+        *work, change("Add `merge_sorted` for many frames", ("src/widgets/m.py", 9), n=4)
+    )
+    assert "internal work" not in story.lede

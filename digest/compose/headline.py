@@ -17,6 +17,7 @@ from digest.compose.phrases import (
 from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.model import Window
+from digest.rank import INTERNAL, tier
 from digest.reading.language import past_tense
 from digest.reading.text import headline_case, join_words
 from digest.select import ProjectPick, Unit, bump_count, extra_releases
@@ -108,7 +109,8 @@ def write_lede(
     landed = news(picks)
     period, opening = period_words(window)
     on = f" on {topic}" if topic else ""
-    if is_quiet(landed):
+    internal = all(tier(u.lead) == INTERNAL for p in picks for u in (*p.units, *p.extra))
+    if is_quiet(landed) or internal:
         names = join_words([_name(config, p.repo) for p in picks])
         lead = _lede_phrase(picks[0].lead)
         bumps = bump_count(e for p in picks for e in p.bumps)
@@ -117,6 +119,12 @@ def write_lede(
         counted.append(f"{count_word(bumps)} dependency {updates}" if bumps else "")
         listed = [c for c in counted if c]
         besides = f"besides {join_words(listed)}, " if listed else ""
+        if not is_quiet(landed):
+            # Many changes, none that users see: say so before naming the most notable.
+            return (
+                f"A quiet {period} for {names}{on}: {besides}only internal work landed, "
+                f"{count_word(landed)} changes, the most notable of which {lead}."
+            )
         if landed == 1 and not besides:
             return f"A quiet {period} for {names}{on}, whose only change {lead}."
         if landed == 1:
