@@ -38,9 +38,16 @@ ADJECTIVE_PREFIXES = words(
 )
 
 
+# What a test change adds when its title names it ("test: more coverage for the parser").
+_TEST_NOUNS = frozenset(
+    {"test", "coverage", "case", "fixture", "snapshot", "assertion", "check", "benchmark"}
+)
+
+
 def noun_phrase(words_: list[str], kind: str | None = None) -> str:
     """A noun-phrase title as a clause: "adds …", "brings …" for a change, "fixes …" a problem
-    or what a fix (`kind` "fix", from "FIX X" or "fix: X") names ("FIX BEFT example dataset")."""
+    or what a fix (`kind` "fix", from "FIX X" or "fix: X") names ("FIX BEFT example dataset");
+    a test's (`kind` "test") subject is what it tests."""
     head = words_[-1]
     for index, word in enumerate(words_):
         lowered = bare(word).lower()
@@ -55,6 +62,8 @@ def noun_phrase(words_: list[str], kind: str | None = None) -> str:
     problem = head_noun in PROBLEM_NOUNS or bare(words_[0]).lower() in FAULT_ADJECTIVES
     if problem or (kind == "fix" and head_noun not in CHANGE_NOUNS):
         verb = "fixes"
+    elif kind == "test" and head_noun not in _TEST_NOUNS:
+        verb = "tests"  # "test(css): sass prefix import on Windows" adds a test, not an import
     first = words_[0]
     if common_opener(first, alone=len(words_) == 1):
         words_ = [first[0].lower() + first[1:], *words_[1:]]
