@@ -196,6 +196,8 @@ def test_a_change_that_says_it_breaks_is_immediate(activity: Activity) -> None:
         change("Rename the client options", labels=("breaking change?",)),
         change("Rename the client options", labels=("needs breaking-change review",)),
         change("Rename options", body="## Breaking changes\nNone"),
+        change("Add quantization for BOFT", body="I would only suggest to deprecate and remove X."),
+        change("Add quantization for BOFT", body="We could deprecate the old layers later."),
     ],
     ids=lambda a: a.title[:40],
 )

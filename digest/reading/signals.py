@@ -67,8 +67,10 @@ _DEPRECATE_TITLE = re.compile(
     r"|^add\w*\s+(a\s+)?deprecation\s+(warning|notice)s?\b",
     re.I,
 )
+# "suggest to deprecate and remove …", "we could deprecate X later": a wish, not a deprecation.
 _DEPRECATE_BODY = re.compile(
-    r"(?<![\w-])(deprecate|deprecates|deprecating)\s+(the\s+)?[`'\"\w-]"
+    r"(?<![\w-])(?<!\bto\s)(?<!\bcould\s)(?<!\bshould\s)(?<!\bmight\s)(?<!\bwould\s)"
+    r"(deprecate|deprecates|deprecating)\s+(?!(and|or)\b)(the\s+)?[`'\"\w-]"
     r"|\b(as|now)\s+deprecated\b|\bdeprecated\s+in\s+favou?r\s+of\b",
     re.I,
 )
