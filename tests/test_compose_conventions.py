@@ -189,6 +189,9 @@ def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> 
     [
         ("Add support for Conv2d to AdaLoRA", "", "Try Conv2d in tool: the change adds support"),
         ("Add MLX backend support for Gemma 4 31B", "", "Try it in tool: the change adds MLX"),
+        # Part of a thing is no thing to try: the end of a list, or a lone modifier.
+        ("Add cat op + ValueList graph support", "", "Try it in tool: the change adds cat op"),
+        ("Add extended support from the new flow for Clamp", "", "Try it in tool: the change"),
         ("Support a `strict` option in the loader", "", "Consider the new setting if you"),
         (
             "Support streaming exports",

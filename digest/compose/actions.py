@@ -30,6 +30,7 @@ from digest.config import WireConfig, topic_key
 from digest.model import Urgency
 from digest.reading.classify import Event
 from digest.reading.language import nominalize
+from digest.reading.language_words import CONJUNCTIONS, parts_of_speech
 from digest.reading.text import clean_fragment
 from digest.reading.why import quotation
 from digest.select import ProjectPick, Unit, same_change
@@ -178,10 +179,19 @@ def _supported(event: Event) -> str | None:
     for pattern in _SUPPORTED:
         if match := pattern.search(clean_fragment(event.obj)):
             thing = match["thing"].strip()
-            own = event.project.own_keys & {topic_key(w) for w in thing.split()}
-            if 0 < len(thing.split()) <= 5 and not own and thing.lower() not in ("add", "the"):
-                return thing
+            words = thing.split()
+            own = event.project.own_keys & {topic_key(w) for w in words}
+            if 0 < len(words) <= 5 and not own and thing.lower() not in ("add", "the"):
+                return None if _partial(words) else thing
     return None
+
+
+def _partial(words: list[str]) -> bool:
+    """True when a supported "thing" is only part of one: the end of a list ("+ ValueList
+    graph" of "cat op + ValueList graph support") or a lone modifier ("extended support")."""
+    first = words[0].lower()
+    modifier = len(words) == 1 and bool(pos := parts_of_speech(first)) and pos <= {"ADJ", "VERB"}
+    return first in CONJUNCTIONS or modifier
 
 
 # A description quoted in an item is short: an item is read at a glance.
