@@ -221,3 +221,11 @@ def test_a_cut_that_falls_inside_a_phrase_drops_the_phrase_whole() -> None:
     assert shorten("Resolved build options should be kept as a getter", max_words=7) == (
         "Resolved build options should be kept"
     )
+
+
+def test_a_part_named_after_its_project_is_placed_by_its_own_name() -> None:
+    """ "Try it in tool-sql", not "Try it in tool-sql in tool"."""
+    feature = change("Add support for the SQL `FILTER` clause", "crates/tool-sql/src/filter.rs")
+    story = compose([feature], config=config(), window=DAY)
+    (item,) = [i.text for i in story.action_items if i.urgency == "plan"]
+    assert item.startswith("Try the SQL `FILTER` clause in tool-sql: the change adds"), item

@@ -125,7 +125,8 @@ def topic_of(event: Event) -> str | None:
 
 def place(event: Event, name: str) -> str:
     """Where a change happened, as a noun phrase: "ExecuTorch's Arm backend", "Arm in
-    ExecuTorch", or the project's name alone (also when the change's object names a topic
+    ExecuTorch", a part named after the project alone ("polars-stream"), or the project's
+    name alone (also when the change's object names a topic
     that is no backend: "… on ExecuTorch: the change adds MLX backend support for Gemma 4
     31B")."""
     topic = topic_of(event)
@@ -135,4 +136,6 @@ def place(event: Event, name: str) -> str:
         return f"{name}'s {topic} backend"
     if _area(event) is None:
         return name  # the object names the topic already ("… support for Gemma 4 31B")
+    if topic.lower().startswith((f"{name.lower()}-", f"{name.lower()}_")):
+        return topic  # "polars-stream", not "polars-stream in polars"
     return f"{topic} in {name}"
