@@ -168,3 +168,19 @@ def test_a_quotation_never_opens_a_parenthesis_it_does_not_close() -> None:
     assert said is not None and said.count("(") == said.count(")"), said
     assert said.endswith("excludes the cluster's region…")
     assert said.removesuffix("…") in body  # verbatim up to where it stops
+
+
+def test_a_sentence_that_says_what_the_change_lets_happen_wins_over_a_preamble() -> None:
+    body = (
+        "## Why\n\nWith the CI in a stable state for a good time, we are in a position now "
+        "to gate merges on staging.\n\nThe full battery takes 2-3 hours end-to-end. "
+        "Splitting the gates lets fast failures block merges immediately.\n"
+    )
+    assert quotation(body, "Split pre-merge CI into fast and slow gates") == (
+        "Splitting the gates lets fast failures block merges immediately"
+    )
+    # No sentence states an effect: the first one is the reason, as before.
+    plain_body = "## Why\n\nThe old retry loop gave up after ten seconds on slow runners.\n"
+    assert (
+        stated_reason(plain_body) == "The old retry loop gave up after ten seconds on slow runners."
+    )

@@ -1,9 +1,10 @@
 """Why a change was made, in its own words: a short quotation from its description.
 
 A title says what; the description often says why. `stated_reason(body)` reads the body's
-Markdown (markdown-it-py) and takes the first sentence of a "Why", "Motivation", "Impact",
+Markdown (markdown-it-py) and takes a sentence of a "Why", "Motivation", "Impact",
 "Problem", "Context" or "Summary" section, of an `**Impact:**` line, or else of the first
-prose paragraph; `quotation` cuts it to at most `MAX_QUOTE_WORDS` words, verbatim and
+prose paragraph: the first that says what the change lets, allows, enables or prevents,
+else the first; `quotation` cuts it to at most `MAX_QUOTE_WORDS` words, verbatim and
 contiguous, with no Markdown, links, @-mentions or trailers. `plain` is the text a
 quotation is checked against (`digest.check.claims.quotations`).
 """
@@ -83,21 +84,54 @@ def plain(text: str) -> str:
 
 
 def stated_reason(body: str) -> str | None:
-    """The first sentence of the body that says why (see the module docstring), or None."""
+    """The sentence of the body that best says why (see the module docstring), or None."""
+    found = reason_sentences(body)
+    return found[0] if found else None
+
+
+def reason_sentences(body: str) -> list[str]:
+    """The sentences of the body's stated reason: its "Why"-like section (every paragraph of
+    it), its `**Impact:**` line, or its first prose paragraph, of six words or more. Those
+    that say what the change lets, allows, enables or prevents come first ("Splitting the
+    gates lets fast failures block merges immediately"), ahead of a preamble ("With the CI
+    in a stable state for a good time, …"); among equals the body's order holds."""
     if not body.strip():
-        return None
-    blocks = _blocks(body)
+        return []
+    sentences = [
+        sentence.strip()
+        for text in _reason_paragraphs(_blocks(body))
+        for sentence in _SENTENCE_END.split(text)
+        if len(sentence.split()) >= 6
+    ]
+    return sorted(sentences, key=lambda sentence: -_effect(sentence))
+
+
+def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list[str]:
     for name in _SECTIONS:
-        for heading, text, _ in blocks:
-            if heading and heading.split()[0].strip(":") == name and _prose(text):
-                return _first_sentence(text)
+        section = [
+            text
+            for heading, text, _ in blocks
+            if heading and heading.split()[0].strip(":") == name and _prose(text)
+        ]
+        if section:
+            return section
     for _, text, _ in blocks:
         if _LABEL.match(text) and _prose(_LABEL.sub("", text)):
-            return _first_sentence(_LABEL.sub("", text))
+            return [_LABEL.sub("", text)]
     for heading, text, listed in blocks:
         if heading is None and not listed and _prose(text):
-            return _first_sentence(text)
-    return None
+            return [text]
+    return []
+
+
+# Words that say what a change lets happen or stops: a sentence with one of them says why
+# better than a preamble before it ("With the CI in a stable state for a good time, …").
+# Plain English, the same for every repository.
+_EFFECT = re.compile(r"\b(lets?|allows?|enables?|prevents?)\b", re.I)
+
+
+def _effect(sentence: str) -> int:
+    return 1 if _EFFECT.search(sentence) else 0
 
 
 def _prose(text: str) -> bool:
@@ -105,19 +139,24 @@ def _prose(text: str) -> bool:
     return len(words) >= 6 and not _BOILERPLATE.match(text) and sum(w.isalpha() for w in words) >= 4
 
 
-def _first_sentence(text: str) -> str:
-    return _SENTENCE_END.split(text, maxsplit=1)[0].strip()
-
-
 @lru_cache(maxsize=8192)
 def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> str | None:
     """A verbatim piece of the body's stated reason, at most `max_words` words, that says
-    more than the title; a piece cut short ends in "…". None when there is none."""
-    reason = stated_reason(body)
-    if reason is not None:
-        reason = _LEAD_LABEL.sub("", reason)
-    if reason is None or _UNQUOTABLE.search(reason):
-        return None
+    more than the title; a piece cut short ends in "…". None when there is none. The
+    sentence that says most of an effect is tried first (`reason_sentences`)."""
+    found = reason_sentences(body)
+    # The first sentence that states an effect, else (or when it cannot be quoted) the first.
+    first = [r for r in found if not _effect(r)][:1]
+    for reason in [*[r for r in found if _effect(r)][:1], *first]:
+        if said := _quotable(reason, title, max_words):
+            return said
+    return None
+
+
+def _quotable(reason: str, title: str, max_words: int) -> str | None:
+    reason = _LEAD_LABEL.sub("", reason)
+    if _UNQUOTABLE.search(reason) or reason.count(")") > reason.count("("):
+        return None  # markup, or the tail of a sentence split at "e.g." inside a parenthesis
     reason = reason.rstrip(".!:;, ")
     words = reason.split()
     if len(words) > max_words:
