@@ -190,12 +190,12 @@ def test_a_change_that_says_it_breaks_is_immediate(activity: Activity) -> None:
         change("Remove unused fp16 support code"),
         change("NXP backend: Remove broadcasting restrictions"),
         change("Fix breakage", body="A recent upstream change was breaking our build."),
-        change("Rename options", body="This is a non-breaking change: old names still work."),
-        change("Rename the client options", labels=("non-breaking",)),
-        change("Rename the client options", labels=("potentially breaking",)),
-        change("Rename the client options", labels=("breaking change?",)),
-        change("Rename the client options", labels=("needs breaking-change review",)),
-        change("Rename options", body="## Breaking changes\nNone"),
+        change("Tidy the options", body="This is a non-breaking change: old names still work."),
+        change("Tidy the client options", labels=("non-breaking",)),
+        change("Tidy the client options", labels=("potentially breaking",)),
+        change("Tidy the client options", labels=("breaking change?",)),
+        change("Tidy the client options", labels=("needs breaking-change review",)),
+        change("Tidy the options", body="## Breaking changes\nNone"),
         change("Add quantization for BOFT", body="I would only suggest to deprecate and remove X."),
         change("Add quantization for BOFT", body="We could deprecate the old layers later."),
     ],
@@ -203,6 +203,14 @@ def test_a_change_that_says_it_breaks_is_immediate(activity: Activity) -> None:
 )
 def test_clean_up_and_breaking_words_in_passing_are_no_item(activity: Activity) -> None:
     assert urgency(activity) is None
+
+
+def test_renaming_a_setting_users_write_is_planned_for() -> None:
+    assert urgency(change("feat: rename `server.hmr` options to `server.ws` options")) == "plan"
+    assert urgency(change("Rename `max_rows` to `limit`")) == "plan"
+    # A refactor's renames are the project's own; a file's new name is no setting.
+    assert urgency(change("refactor: Rename `agg_state.len` to `groups`")) is None
+    assert urgency(change("Rename test_arm_baremetal.sh to test_arm_backend.sh")) is None
 
 
 def test_deprecating_a_public_api_is_planned_for() -> None:

@@ -285,7 +285,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
         and not cleanup
         and is_breaking(activity, subject, parts.tags, parts.breaking_marker, code=code),
         ci_gate=not undoes and is_ci_gate(activity, subject, body, ci_touch),
-        deprecation=not undoes and code and is_deprecation(subject, body),
+        deprecation=not undoes and code and is_deprecation(subject, body, parts.kind),
         new_support=not undoes and kind == "feature" and is_new_support(subject),
         bump=bump if kind == "bump" else None,
         risk=risk.group(1).lower() if risk else None,

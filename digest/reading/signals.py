@@ -156,10 +156,28 @@ def is_cleanup_of_deprecated(subject: str) -> bool:
     return bool(_CLEANUP.search(subject))
 
 
-def is_deprecation(subject: str, body: str) -> bool:
-    """True when the change deprecates something of its own (title or body says so)."""
+# A renamed option, setting, flag or parameter: users' configuration names the old one.
+_RENAMED_SETTING = re.compile(
+    r"^renam(e|es|ed|ing)\b.*\b(options?|settings?|config(uration)?s?|flags?|parameters?"
+    r"|params?|arguments?|args?|kwargs?|env(ironment)?\s+var\w*)\b"
+    r"|^renam(e|es|ed|ing)\s+`[^`]+`\s+(to|->|→)\s+`[^`]+`",
+    re.I,
+)
+
+
+def renames_setting(subject: str) -> bool:
+    """True for a renamed option, setting, flag or parameter ("Rename `server.hmr` options
+    to `server.ws` options"): the name users write is on its way out, as in a deprecation."""
+    return _RENAMED_SETTING.search(subject) is not None
+
+
+def is_deprecation(subject: str, body: str, title_kind: str | None = None) -> bool:
+    """True when the change deprecates something of its own (title or body says so), or
+    renames a setting (`renames_setting`) in a title of no internal type (`title_kind`)."""
     if is_cleanup_of_deprecated(subject):
         return False
+    if title_kind in (None, "feat") and renames_setting(subject):
+        return True
     if _DEPRECATE_TITLE.search(subject):
         return True
     return _DEPRECATE_HINT.search(body) is not None and _DEPRECATE_BODY.search(body) is not None
