@@ -269,6 +269,21 @@ def test_a_week_of_many_releases_names_the_latest_and_counts_them() -> None:
     assert story.checks is not None and story.checks.problems == ()
 
 
+@pytest.mark.parametrize("month", [4, 5, 6])
+def test_a_month_of_each_project_passes_the_checks_and_reads_its_releases(month: int) -> None:
+    """A month holds many releases of one project: their count is the story's own ("vite
+    8.0.4 to 8.0.10 … are out, 10 releases in all"), and their sentence keeps the project's
+    name before the versions ("svelte 5.55.2 to 5.55.5 are out", never "it 5.55.2 …")."""
+    span = Window(
+        since=datetime(2026, month, 1, tzinfo=UTC), until=datetime(2026, month + 1, 1, tzinfo=UTC)
+    )
+    for path in sorted(ACTIVITY.glob("*.jsonl")):
+        story = compose(_file(path.name), config=example_config(), window=span)
+        assert story.checks is not None and story.checks.problems == (), path.name
+        for sentence in story.body:
+            assert not re.search(r"\b(it|the project) v?\d", sentence.text, re.I), sentence.text
+
+
 def _every_window() -> list[tuple[str, tuple[Activity, ...], Window]]:
     """Every UTC day and Monday-to-Monday week of every activity file."""
     return [

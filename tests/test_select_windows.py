@@ -116,6 +116,8 @@ def test_a_lockfile_security_update_is_counted_by_name_without_an_item() -> None
     ]
     mixed = compose([*bumps, *work], config=WireConfig(), window=span(days=1))
     only = compose([bumps[0], *work], config=WireConfig(), window=span(days=1))
+    again = change(4, "chore(deps): update dependency ws to v8.20.2 [security]", path=lock)
+    twice = compose([bumps[0], again, *work], config=WireConfig(), window=span(days=1))
     names = r"`(ws|@scope/router)` and `(?!\1)(ws|@scope/router)`"
     for story, clause in (
         (
@@ -123,6 +125,7 @@ def test_a_lockfile_security_update_is_counted_by_name_without_an_item() -> None
             rf"updates three dependencies, among them security updates to {names} (\[\d\]){{3}}",
         ),
         (only, r"applies a security update to `ws` \[\d\]"),
+        (twice, r"applies security updates to `ws` \[\d\]\[\d\]"),
     ):
         text = " ".join(s.text for s in story.body)
         assert re.search(clause, text), text

@@ -279,6 +279,8 @@ def vary_subjects(sentences: list[str], *, name: str, openings: Openings) -> lis
             previous = None
         elif subject.capitalize() in _ALIASES:
             previous = None  # after a stand-in, the name again
+        elif re.match(r"v?\d", sentence[match.end() :]):
+            previous = None  # "svelte 5.55.2 to 5.55.5 are out": the versions are the name's
         elif subject == previous:
             aliases = _PROJECT_ALIASES if subject == name else _BACKEND_ALIASES
             alias = aliases[openings.stand_ins % len(aliases)]

@@ -124,13 +124,13 @@ def bump_clause(bumps: Sequence[Event]) -> str:
     noun = f"{count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
     if not secured:
         return f"updates {noun}"
-    updates = "a security update" if len(secured) == 1 else "security updates"
+    security = sum(e.bump.count for e in bumps if e.bump and e.bump.security)
+    updates = "a security update" if security == 1 else "security updates"
     if named and len(named) == len(secured):
-        updates += (
-            f" to {join_words([f'`{name}`' for name in named])}"  # code: "@scope/pkg" is no mention
-        )
-    if sum(e.bump.count for e in bumps if e.bump and e.bump.security) == count:
-        return f"applies {updates}" if named else f"updates {noun}, each {updates}"
+        # In code: "@scope/pkg" is no mention.
+        updates += f" to {join_words([f'`{name}`' for name in named])}"
+    if security == count:
+        return f"applies {updates}" if named else f"updates {noun}, each a security update"
     return f"updates {noun}, among them {updates}"
 
 
