@@ -28,6 +28,12 @@ def window_days(window: Window) -> int:
     return max(1, math.ceil(hours / 24 - 0.5))
 
 
+# Room a story gains for each project beyond its first: its units' sentences, its count of
+# the rest, and its counted trivia and bumps.
+PROJECT_SENTENCES = 3
+PROJECT_WORDS = 45
+
+
 def story_budget(window: Window) -> int:
     """How many story units a story of `window` names (DIGEST.md, "Stories scale")."""
     days = window_days(window)
@@ -45,22 +51,31 @@ class BodyLimits:
     max_words: int
 
 
-def body_limits(window: Window, config: WireConfig, *, changes: int | None) -> BodyLimits:
-    """Rule 7's bounds for a story of `window` about `changes` changes (None: unknown).
+def body_limits(
+    window: Window, config: WireConfig, *, changes: int | None, projects: int = 1
+) -> BodyLimits:
+    """Rule 7's bounds for a story of `window` about `changes` changes (None: unknown) of
+    `projects` projects.
 
     A day's body has 4 to `max_body_sentences` sentences and at most `max_body_words`
-    words; each unit of budget beyond a day's adds a sentence and 20 words. A quiet
-    window (1–3 changes told, `told_count`) needs only one sentence and allows one a change,
-    plus one for its folded dependency bumps and one for its counted trivia.
+    words; each unit of budget beyond a day's adds a sentence and 20 words. Each project
+    beyond the first adds `PROJECT_SENTENCES` sentences and `PROJECT_WORDS` words: a
+    channel that follows seven repositories reads one story of all seven, and a story
+    that failed rule 7 would not be delivered at all. A quiet window (1–3 changes told,
+    `told_count`) needs only one sentence and allows one a change, plus one each project
+    for its folded dependency bumps and one for its counted trivia.
     """
     limits = config.digest
     extra = story_budget(window) - DAY_BUDGET
+    more = max(0, projects - 1)
     quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
     return BodyLimits(
         min_sentences=1 if quiet else 4,
         # one a change, and one each for the counted bumps and the counted trivia
-        max_sentences=changes + 2 if quiet and changes else limits.max_body_sentences + extra,
-        max_words=limits.max_body_words + 20 * extra,
+        max_sentences=changes + 2 * (1 + more)
+        if quiet and changes
+        else limits.max_body_sentences + extra + PROJECT_SENTENCES * more,
+        max_words=limits.max_body_words + 20 * extra + PROJECT_WORDS * more,
     )
 
 

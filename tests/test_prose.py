@@ -47,19 +47,20 @@ from tests.fakes.openai_server import LIES, FakeOpenAI, Scripted, claim, echo, g
 KEY = "sk-wire-test-4f1c9e07d2b8a6350f1e"
 SHOWCASE = window(*SHOWCASE_WINDOW)
 # What each lie must be rejected for, in the reason that is logged.
-REASONS = {
+REASONS = {  # patterns of what the warning says
     "new reference": "which are not references",
     "misspelt name": "ExecutorTorch",
     "wrong project": "PyTorch",
     "other project": "names ci-infra, which its draft does not",
     "padded": "words; its draft has",
-    "monotonous": "reads badly (repeated-connective): “meanwhile ×8”",
+    # The draft's own length sets the counts: the connective on all but its first sentence.
+    "monotonous": r"reads badly \(repeated-connective\): “meanwhile ×\d+”",
     "misattributed lede": "xnnpack of ci-infra, which the draft does not",
     "wrong component": "attribution",
     "new number": "40",
     "moved citation": "which is not the claim of reference",
     "dropped citation": "cites no marker",
-    "wrong count": "the body has 7 sentences; the draft has 8",
+    "wrong count": r"the body has (\d+) sentences; the draft has (?!\1\b)\d+",
     "not JSON": "not a JSON object",
 }
 
@@ -171,7 +172,7 @@ async def test_a_lying_answer_never_reaches_the_story(
     assert len(fake.requests) == 2
     (warning,) = prose_records(caplog, logging.WARNING)
     assert "using the rules' text" in warning
-    assert REASONS[lie] in warning
+    assert re.search(REASONS[lie], warning), warning
 
 
 def test_the_scripted_lies_would_change_the_story() -> None:

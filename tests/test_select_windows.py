@@ -17,7 +17,8 @@ from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
 from digest.reading.classify import classify
 from digest.select import bump_count, group_units, is_folded_bump
-from tests.digest_data import example_config
+from digest.sources.replay import ReplaySource
+from tests.digest_data import ACTIVITY, example_config
 
 START = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -65,6 +66,25 @@ def test_rule_7_limits_scale_with_the_budget_and_relax_for_a_quiet_window() -> N
     # a sentence a change, one for the counted bumps and one for the counted trivia
     assert (quiet.min_sentences, quiet.max_sentences) == (1, 4)
     assert body_limits(span(days=1), config, changes=None).min_sentences == 4
+    # Each project beyond the first brings room for its units, its count and its clauses.
+    three = body_limits(span(days=1), config, changes=20, projects=3)
+    assert (three.max_sentences, three.max_words) == (14, 270)
+    assert body_limits(span(days=1), config, changes=2, projects=2).max_sentences == 6
+
+
+def test_a_busy_day_of_every_followed_project_fits_rule_7_and_so_is_delivered() -> None:
+    """One channel following all seven repositories reads one story of them all; a story
+    that failed rule 7 would be held back from delivery, so it must fit."""
+    everything = [
+        a for path in sorted(ACTIVITY.glob("*.jsonl")) for a in ReplaySource(path).read_all()
+    ]
+    for day in (7, 13, 21):
+        since = datetime(2026, 5, day, tzinfo=UTC)
+        for length in (1, 2, 7):
+            window = Window(since=since, until=since + timedelta(days=length))
+            story = compose(everything, config=example_config(), window=window)
+            assert len({r.repo for r in story.references}) >= 5
+            assert story.checks is not None and story.checks.problems == (), (day, length)
 
 
 def test_routine_bumps_fold_but_major_and_security_ones_stay() -> None:

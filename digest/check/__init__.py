@@ -88,8 +88,14 @@ def check_story(
         problems.append(f"rule 6: redundancy {redundancy:.2f} > {MAX_REDUNDANCY}")
 
     words = sum(len(s.text.split()) for s in story.body)
+    # The projects it tells of: those with changes in the window, else those it cites.
+    projects = len({e.repo.lower() for e in events} or {r.repo.lower() for r in story.references})
     problems += shape.length(
-        story, config, changes=told_count(events, story.window) if events else None, words=words
+        story,
+        config,
+        changes=told_count(events, story.window) if events else None,
+        words=words,
+        projects=projects,
     )
 
     return CheckFigures(

@@ -80,8 +80,11 @@ def _number(word: str) -> int:
     return int(word) if word.isdigit() else _COUNT_WORDS.get(word.lower(), 0)
 
 
-def length(story: Story, config: WireConfig, *, changes: int | None, words: int) -> list[str]:
-    """Rule 7: headline length, and a body within the window's limits (DIGEST.md).
+def length(
+    story: Story, config: WireConfig, *, changes: int | None, words: int, projects: int
+) -> list[str]:
+    """Rule 7: headline length, and a body within the limits of its window and of the
+    number of `projects` it tells of (DIGEST.md).
 
     A quiet window (1–3 changes besides routine bumps; without events, a story of 1–3
     references) may have a body of one sentence a change, and its lede must say so.
@@ -94,7 +97,7 @@ def length(story: Story, config: WireConfig, *, changes: int | None, words: int)
         return problems
     if changes is None and is_quiet(len(story.references)):
         changes = len(story.references)
-    limits = body_limits(story.window, config, changes=changes)
+    limits = body_limits(story.window, config, changes=changes, projects=projects)
     sentences = len(story.body)
     if not limits.min_sentences <= sentences <= limits.max_sentences:
         problems.append(

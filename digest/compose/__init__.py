@@ -101,7 +101,7 @@ def draft_story(
     """
     if not picks:
         return draft_no_news(config=config, window=window, repos=repos, topic=topic)
-    limits = body_limits(window, config, changes=news(picks))
+    limits = body_limits(window, config, changes=news(picks), projects=len(picks))
     writer = write_day_body if window_days(window) <= 1 else write_sections
     acted = acted_on(picks)
     for detail in (3, 2, 1, 0):
