@@ -226,6 +226,31 @@ def test_the_same_predicate_twice_in_a_story_is_repeated() -> None:
     )
     lede = "fastapi updates release notes."
     assert proofread_sentences([lede, once[0]], lede=lede) == []
+    # Each project's own count in a story of several is no claim said twice.
+    counts = [
+        "vite updates one dependency [1].",
+        "It makes two changes and updates one dependency.",
+    ]
+    assert rules(*counts) == []
+
+
+def test_a_hyphenated_verb_is_finite_and_a_followed_topic_is_no_folder() -> None:
+    assert (
+        rules("ExecuTorch right-sizes operator registry from selective build metadata [1].") == []
+    )
+    assert rules("It also auto-routes SlidingWindow conv2d to im2col via a heuristic [2].") == []
+    everything = [
+        a for path in sorted(ACTIVITY.glob("*.jsonl")) for a in ReplaySource(path).read_all()
+    ]
+    since = datetime(2026, 4, 1, tzinfo=UTC)
+    story = compose(
+        everything,
+        config=example_config(),
+        window=Window(since=since, until=since + timedelta(days=1)),
+        topic="Docs",
+    )
+    assert story.lede.startswith("On Docs, ") or "on Docs" in story.lede, story.lede
+    assert proofread(story, config=example_config()) == []
 
 
 @pytest.mark.parametrize("connective", ["also", "In addition,", "Elsewhere,", "Meanwhile,"])

@@ -317,7 +317,8 @@ def proofread_sentences(
 def proofread(story: Story, *, config: WireConfig | None = None) -> list[Problem]:
     """Every problem of `story`'s lede, body, action items and headline.
 
-    With `config`, the topics configured for the story's repositories are known topics.
+    With `config`, the topics configured for the story's repositories are known topics, as
+    is the story's own topic.
     """
     sentences = [story.lede, *(s.text for s in story.body)]
     topics = (
@@ -325,6 +326,8 @@ def proofread(story: Story, *, config: WireConfig | None = None) -> list[Problem
         if config is not None
         else []
     )
+    if story.topic:
+        topics.append(story.topic)  # the topic a channel follows: "On Docs, …"
     names = {repo.split("/", 1)[-1] for repo in story.repos}
     if config is not None:
         names |= {config.project(repo).name for repo in story.repos}

@@ -228,15 +228,20 @@ def predicates(tokens: Sequence[Token]) -> Iterable[tuple[str, str]]:
 def repeated_predicates(
     sentences: Sequence[tuple[str, Sequence[Token]]],
 ) -> Iterable[tuple[str, str]]:
-    """(predicate, sentence) for each sentence that repeats a verb and object said before."""
+    """(predicate, sentence) for each sentence that repeats a verb and object said before.
+    A count ("updates one dependency", "lands three more changes") is each project's own in
+    a story of several, not a claim said twice."""
     seen: set[tuple[str, str]] = set()
     for sentence, tokens in sentences:
-        own = set(predicates(tokens))
+        own = {(verb, obj) for verb, obj in predicates(tokens) if not _COUNTS & {*obj.split()[:2]}}
         for verb, obj in sorted(own & seen):
             yield f"{verb} {obj}", sentence
         seen |= own
 
 
+_COUNTS = words("one two three four five six seven eight nine ten eleven twelve") | {
+    str(n) for n in range(10, 1000)
+}
 _AUXILIARIES = words(
     "is are was were be been has have had does do did will would can could should must may "
     "might shall isn't aren't wasn't weren't hasn't haven't doesn't don't didn't won't can't"
@@ -258,6 +263,8 @@ def has_finite_verb(tokens: Sequence[Token]) -> bool:
         if not re.search(r"\w", token.text) or token.text.startswith("`"):
             continue
         key, form = token.key, verb_form(token.key)
+        if form is None and "-" in key:
+            form = verb_form(key.rsplit("-", 1)[1])  # "right-sizes", "auto-routes"
         if key in _AUXILIARIES:
             return True
         if form == "VB" and (not previous or previous in _PRONOUNS):
