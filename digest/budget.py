@@ -32,6 +32,8 @@ def window_days(window: Window) -> int:
 # the rest, and its counted trivia and bumps.
 PROJECT_SENTENCES = 3
 PROJECT_WORDS = 45
+# The most changes one sentence tells: a unit and its related changes (select.MAX_RELATED).
+CHANGES_A_SENTENCE = 3
 
 
 def story_budget(window: Window) -> int:
@@ -70,7 +72,12 @@ def body_limits(
     more = max(0, projects - 1)
     quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
     return BodyLimits(
-        min_sentences=1 if quiet else 4,
+        # Four, unless the changes fit in fewer: one sentence tells up to three of one shape.
+        min_sentences=1
+        if quiet
+        else min(4, math.ceil(changes / CHANGES_A_SENTENCE))
+        if changes
+        else 4,
         # one a change, and one each for the counted bumps and the counted trivia
         max_sentences=changes + 2 * (1 + more)
         if quiet and changes

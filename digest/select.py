@@ -18,7 +18,7 @@ from digest.budget import is_quiet
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
 from digest.reading.classify import Event
-from digest.reading.text import content_words, jaccard
+from digest.reading.text import content_words, jaccard, slots
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3
@@ -235,7 +235,9 @@ def group_units(
                 # Related changes share a sentence only when there are more than fit.
                 crowded = len(candidates) > per_project
                 alike = RELATED_TITLE_SIMILARITY if crowded else SAME_TITLE_SIMILARITY
-                related = _related(event, candidates, used, words, alike)
+                # Uncrowded, changes of one shape still share one: three sentences
+                # "adds an a16w8 per-op test for X" would say one thing three times.
+                related = _related(event, candidates, used, words, alike, shaped=not crowded)
                 if event.release is not None:  # one sentence tells every release
                     related = _releases(event, candidates, used)
                 ships = tuple(e for r in (event, *related) for e in shipped.get(r.activity.sha, ()))
@@ -292,8 +294,11 @@ def _related(
     used: set[str],
     words: dict[str, set[str]],
     alike: float,
+    *,
+    shaped: bool = False,
 ) -> tuple[Event, ...]:
-    """Events whose titles share at least `alike` of their words with the lead's."""
+    """Events whose titles share at least `alike` of their words with the lead's, or when
+    `shaped`, whose titles differ from the lead's in one slot (`text.slots`)."""
     if lead.kind in ("revert", "reland", "release"):
         return ()
     lead_words = words[lead.activity.sha]
@@ -301,7 +306,12 @@ def _related(
     for other, _ in events:
         if other.activity.sha in used or other.kind in ("revert", "reland", "release"):
             continue
-        if jaccard(lead_words, words[other.activity.sha]) >= alike:
+        one_shape = (
+            shaped
+            and other.topics[:1] == lead.topics[:1]  # one place: the sentence names it
+            and slots([lead.subject, other.subject]) is not None
+        )
+        if one_shape or jaccard(lead_words, words[other.activity.sha]) >= alike:
             related.append(other)
             used.add(other.activity.sha)
             if len(related) == MAX_RELATED:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from digest.compose import compose
+from digest.compose.citations import MARKER
 from digest.compose.slots import merged_predicate
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Window
@@ -74,3 +75,44 @@ def test_a_slot_merge_declines_changes_that_differ_by_more_than_a_slot() -> None
     )
     assert merged is None
     assert merged_predicate(["adds X for a", "adds X for a"], OPS[:2]) is None
+
+
+def _read(merged: str | None, activities: list[Activity]) -> str | None:
+    """`merged` with its citation markers as the numbers of `activities`, from [1]."""
+    numbers = {f"{a.repo}@{a.sha}": n for n, a in enumerate(activities, start=1)}
+    return None if merged is None else MARKER.sub(lambda m: f"[{numbers[m[1]]}]", merged)
+
+
+def test_a_shared_head_noun_reads_as_a_plural_and_keeps_clear_of_topics() -> None:
+    two = [change("Add a TOML parser", 0), change("Add a YAML parser", 1)]
+    parsers = merged_predicate(["adds a TOML parser", "adds a YAML parser"], two)
+    assert _read(parsers, two) == "adds TOML [1] and YAML [2] parsers"  # no "a" before a plural
+    ops = merged_predicate(["adds TOSA dialect unary ops", "adds TOSA dialect reduction ops"], two)
+    assert _read(ops, two) == "adds TOSA dialect unary [1] and reduction [2] ops"
+    kernels = ["fuses quant add kernel", "fuses quant mul kernel"]
+    reserved = merged_predicate(kernels, two, reserved=frozenset({"kernels"}))
+    # "kernels" would name the project's Kernels topic, and misattribute the sentence.
+    assert _read(reserved, two) == "fuses quant add [1] and mul [2] kernel"
+
+
+def test_slots_that_begin_or_end_on_a_function_word_are_no_shared_shape() -> None:
+    texts = [
+        "prevents deadlock when using `to_pandas()` in multithreaded context",
+        "prevents deadlock when using `to_arrow()` in a multithreaded context",
+    ]
+    assert merged_predicate(texts, [change("a", 0), change("b", 1)]) is None
+
+
+def test_a_quiet_day_of_one_shape_is_one_sentence_that_passes_its_checks() -> None:
+    """Three tests of one shape on a quiet day: told one by one they repeat themselves (rule
+    6 fails, and a story that fails its checks is not delivered); told as one, each named."""
+    tests = [
+        change(f"Add a16w8 per-op test for {op}", n, path=f"src/widgets/quant/{op}.py")
+        for n, op in enumerate(["mean_dim", "reciprocal", "exp"])
+    ]
+    day = Window(since=START, until=START + timedelta(days=1))
+    story = compose(tests, config=CONFIG, window=day)
+    assert [s.text for s in story.body] == [
+        "Widgets adds an a16w8 per-op test for exp [1], reciprocal [2] and mean_dim [3]."
+    ]
+    assert story.checks is not None and story.checks.problems == ()

@@ -203,7 +203,8 @@ def unit_sentence(
     if unit.related and not retold and not event.linked and event.kind not in ("revert", "reland"):
         # Changes of one shape differing in one slot: one clause, each slot cited.
         predicates = [predicate, *(_predicate(e, max_words=max_words) for e in unit.related)]
-        merged = merged_predicate(predicates, unit.activities)
+        topics = frozenset(topic_key(t.name) for t in event.project.topics)
+        merged = merged_predicate(predicates, unit.activities, reserved=topics)
         if merged is not None:
             place = sentence[len(opening.format(s=subject, p=predicate)) :]
             return f"{opening.format(s=subject, p=merged)}{place}."

@@ -11,47 +11,45 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from digest.compose.citations import cite
+from digest.config import topic_key
 from digest.model import Activity
-from digest.reading.language_words import inflect, is_identifier, noun_lemma
-from digest.reading.text import join_words
-
-MAX_SLOT_WORDS = 3  # a slot longer than this is another change, not another instance
-MIN_SHARED_WORDS = 3  # the verb and at least two words of the shape
+from digest.reading.language_words import inflect, is_identifier, noun_lemma, parts_of_speech
+from digest.reading.text import join_words, slots
 
 
-def merged_predicate(predicates: Sequence[str], activities: Sequence[Activity]) -> str | None:
+def merged_predicate(
+    predicates: Sequence[str],
+    activities: Sequence[Activity],
+    *,
+    reserved: frozenset[str] = frozenset(),
+) -> str | None:
     """One verb phrase for predicates that differ only in one span of words, each span
-    cited with its change; None when they differ more (or in their verb)."""
-    split = [p.split() for p in predicates]
-    first = split[0]
-    prefix = min(_common_prefix(first, other) for other in split[1:])
-    suffix = min(_common_prefix(first[::-1], other[::-1]) for other in split[1:])
-    suffix = min(suffix, *(len(words) - prefix - 1 for words in split))
-    if prefix < 2 or prefix + suffix < MIN_SHARED_WORDS or suffix < 0:
+    cited with its change; None when they differ more (or in their verb). The shared head
+    noun becomes plural unless that names one of the project's topics (`reserved`, topic
+    keys): "fuses quant add [1] and mul [2] kernel" stays clear of the Kernels topic."""
+    found = slots(predicates)
+    if found is None:
         return None
-    slots = [words[prefix : len(words) - suffix] for words in split]
-    if any(not slot or len(slot) > MAX_SLOT_WORDS for slot in slots):
-        return None
-    if len({" ".join(slot).lower() for slot in slots}) < len(slots):
-        return None  # two changes in the same words: no slot tells them apart
-    told = [f"{' '.join(slot)} {cite(a)}" for slot, a in zip(slots, activities, strict=True)]
+    prefix, suffix, spans = found
+    first = predicates[0].split()
+    told = [f"{' '.join(span)} {cite(a)}" for span, a in zip(spans, activities, strict=True)]
     tail = first[len(first) - suffix :] if suffix else []
-    if tail:
+    head = first[:prefix]
+    if tail and topic_key(_plural(tail[-1])) not in reserved:
         tail = [*tail[:-1], _plural(tail[-1])]
-    return " ".join([*first[:prefix], join_words(told), *tail])
-
-
-def _common_prefix(one: list[str], other: list[str]) -> int:
-    n = 0
-    while n < min(len(one), len(other)) and one[n].lower() == other[n].lower():
-        n += 1
-    return n
+        if head[-1].lower() in ("a", "an"):
+            head = head[
+                :-1
+            ]  # "adds a TOML parser" and "… a YAML parser": "adds TOML and YAML parsers"
+    return " ".join([*head, join_words(told), *tail])
 
 
 def _plural(word: str) -> str:
     """ "op" → "ops": the shared head noun now stands for every slot."""
     if is_identifier(word) or not word.isalpha() or noun_lemma(word) != word.lower():
         return word
+    if word.lower().endswith("s") and not parts_of_speech(word.lower()):
+        return word  # "ops", a word the lexicon lacks: plural already
     plural = inflect(word.lower(), "NNS")
     if plural == word.lower():  # a word the lexicon lacks
         plural += "es" if word.endswith(("s", "x", "ch", "sh")) else "s"
