@@ -282,3 +282,21 @@ def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
         *work, change("Add `merge_sorted` for many frames", ("src/widgets/m.py", 9), n=4)
     )
     assert "internal work" not in story.lede
+
+
+def test_a_folder_found_only_among_examples_is_no_place_in_a_sentence_or_item() -> None:
+    """One install script under `examples/models/moshi/` among CI files and a root script:
+    the back-out is no news of "Moshi", which is an example, not a part users follow."""
+    undo = change(
+        'Revert "Centralize the torch version pins"',
+        (".ci/docker/build.sh", 17),
+        ("examples/models/moshi/install_requirements.sh", 8),
+        ("install_widgets.py", 12),
+        n=2,
+    )
+    week = Window(since=START, until=START + timedelta(days=7))
+    story = compose([undo], config=CONFIG, window=week)
+    told = " ".join([s.text for s in story.body] + [i.text for i in story.action_items])
+    assert "Moshi" not in told and "moshi" not in told, told
+    (item,) = story.action_items
+    assert item.text.startswith("Check whether Widgets still does what you rely on"), item.text

@@ -10,7 +10,7 @@ import re
 
 from digest.config import WireConfig, topic_key
 from digest.reading.articles import with_article
-from digest.reading.audience import is_internal_folder
+from digest.reading.audience import is_internal_folder, is_internal_path
 from digest.reading.classify import Event
 from digest.reading.language import clause, nominalize, shorten, split_verb
 from digest.reading.text import clean_fragment
@@ -86,7 +86,7 @@ def _area(event: Event) -> str | None:
     the project itself ("… in pydantic" of pydantic), a hidden folder (".github") or one of
     the project's internal folders ("method_comparison")."""
     topic = topic_of(event)
-    if topic is None or is_internal_folder(topic, event.project):
+    if topic is None or is_internal_folder(topic, event.project) or _only_internal(topic, event):
         return None
     obj = event.obj.lower()
     if topic.lower() in obj or topic_key(topic) in topic_key(obj):
@@ -114,6 +114,18 @@ def count_word(count: int) -> str:
     return _NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else str(count)
 
 
+def _only_internal(topic: str, event: Event) -> bool:
+    """True when every path of the change with a folder named `topic` is internal: a place
+    found only in examples, tests or tooling (`examples/models/moshi/`)."""
+    key = topic_key(topic)
+    named = [
+        f.path
+        for f in event.activity.files
+        if key in {topic_key(folder) for folder in f.path.split("/")[:-1]}
+    ]
+    return bool(named) and all(is_internal_path(path, event.project) for path in named)
+
+
 def topic_of(event: Event) -> str | None:
     """The event's first topic that is neither the project itself nor a hidden folder."""
     project = event.project
@@ -130,8 +142,8 @@ def place(event: Event, name: str) -> str:
     that is no backend: "… on ExecuTorch: the change adds MLX backend support for Gemma 4
     31B")."""
     topic = topic_of(event)
-    if topic is None:
-        return name
+    if topic is None or _only_internal(topic, event):
+        return name  # "Moshi" of `examples/models/moshi/`: no place a reader follows
     if _is_backend(event, topic):
         return f"{name}'s {topic} backend"
     if _area(event) is None:
