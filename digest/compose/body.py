@@ -26,7 +26,7 @@ from digest.compose.phrases import (
     count_word,
 )
 from digest.compose.release import cited_releases, release_predicate
-from digest.compose.slots import merged_predicate
+from digest.compose.slots import unit_slots
 from digest.config import topic_key
 from digest.model import Activity
 from digest.reading.classify import Event
@@ -200,14 +200,11 @@ def unit_sentence(
     if event.security:
         sentence += ", a security fix"
     retold = all(same_change(event, e) for e in unit.related)
-    if unit.related and not retold and not event.linked and event.kind not in ("revert", "reland"):
-        # Changes of one shape differing in one slot: one clause, each slot cited.
-        predicates = [predicate, *(_predicate(e, max_words=max_words) for e in unit.related)]
-        topics = frozenset(topic_key(t.name) for t in event.project.topics)
-        merged = merged_predicate(predicates, unit.activities, reserved=topics)
-        if merged is not None:
-            place = sentence[len(opening.format(s=subject, p=predicate)) :]
-            return f"{opening.format(s=subject, p=merged)}{place}."
+    undoing = event.linked or event.kind in ("revert", "reland")
+    # Changes of one shape differing in one slot: one clause, each slot cited.
+    if not undoing and (merged := unit_slots(unit, predicate, max_words=max_words)):
+        place = sentence[len(opening.format(s=subject, p=predicate)) :]
+        return f"{opening.format(s=subject, p=merged)}{place}."
     # Related changes a clause of ours tells (", and adds Y [2]") would follow a quotation
     # as if its author said them, and cited bare they would be told by nothing: the clause
     # wins over the quotation.

@@ -12,11 +12,10 @@ import re
 
 from digest.compose.citations import cite
 from digest.compose.phrases import _predicate, count_word
-from digest.compose.slots import merged_predicate
-from digest.config import topic_key
+from digest.compose.slots import unit_slots
 from digest.reading.classify import Event
 from digest.reading.text import join_words
-from digest.select import Unit, same_change
+from digest.select import Unit
 
 MAX_NAMED_RELEASES = 3
 
@@ -130,11 +129,6 @@ def unit_phrase(unit: Unit, *, max_words: int) -> str:
         return f"{release_predicate(unit, carry=True)} {cited}"
     unique = list({a.sha: a for a in unit.activities}.values())
     predicate = _predicate(unit.lead, max_words=max_words)
-    if unit.related and not all(same_change(unit.lead, e) for e in unit.related):
-        # Changes of one shape: each slot with its citation, not all cited behind the first.
-        others = [_predicate(e, max_words=max_words) for e in unit.related]
-        topics = frozenset(topic_key(t.name) for t in unit.lead.project.topics)
-        merged = merged_predicate([predicate, *others], unit.activities, reserved=topics)
-        if merged is not None:
-            return merged
-    return f"{predicate} {cite(*unique[:3])}"
+    # Changes of one shape: each slot with its citation, not all cited behind the first.
+    merged = unit_slots(unit, predicate, max_words=max_words)
+    return merged or f"{predicate} {cite(*unique[:3])}"

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from digest.compose.citations import cite
+from digest.compose.phrases import _predicate
 from digest.config import topic_key
 from digest.model import Activity
 from digest.reading.language_words import inflect, is_identifier, noun_lemma, parts_of_speech
 from digest.reading.text import join_words, slots
+from digest.select import Unit, same_change
 
 
 def merged_predicate(
@@ -42,6 +44,18 @@ def merged_predicate(
                 :-1
             ]  # "adds a TOML parser" and "… a YAML parser": "adds TOML and YAML parsers"
     return " ".join([*head, join_words(told), *tail])
+
+
+def unit_slots(unit: Unit, predicate: str, *, max_words: int) -> str | None:
+    """A unit's changes of one shape as one clause (`merged_predicate`), `predicate` being
+    its lead's: "adds TOML [1] and YAML [2] parsers". None when it has no related change,
+    when they only retell the lead (`same_change`), or when they differ in more than a slot.
+    The shared noun keeps clear of the project's topics."""
+    if not unit.related or all(same_change(unit.lead, e) for e in unit.related):
+        return None
+    others = [_predicate(e, max_words=max_words) for e in unit.related]
+    topics = frozenset(topic_key(t.name) for t in unit.lead.project.topics)
+    return merged_predicate([predicate, *others], unit.activities, reserved=topics)
 
 
 def _plural(word: str) -> str:
