@@ -32,7 +32,8 @@ def window_days(window: Window) -> int:
 # the rest, and its counted trivia and bumps.
 PROJECT_SENTENCES = 3
 PROJECT_WORDS = 45
-# The most changes one sentence tells: a unit and its related changes (select.MAX_RELATED).
+# The most changes one sentence tells: a unit's lead and its related changes
+# (`select.MAX_RELATED` is derived from it).
 CHANGES_A_SENTENCE = 3
 
 
@@ -70,19 +71,15 @@ def body_limits(
     limits = config.digest
     extra = story_budget(window) - DAY_BUDGET
     more = max(0, projects - 1)
-    quiet = changes is not None and 1 <= changes <= QUIET_MAX_CHANGES
+    words = limits.max_body_words + 20 * extra + PROJECT_WORDS * more
+    if changes is not None and is_quiet(changes):
+        # one a change, and one each project for the counted bumps and the counted trivia
+        return BodyLimits(min_sentences=1, max_sentences=changes + 2 * (1 + more), max_words=words)
     return BodyLimits(
         # Four, unless the changes fit in fewer: one sentence tells up to three of one shape.
-        min_sentences=1
-        if quiet
-        else min(4, math.ceil(changes / CHANGES_A_SENTENCE))
-        if changes
-        else 4,
-        # one a change, and one each for the counted bumps and the counted trivia
-        max_sentences=changes + 2 * (1 + more)
-        if quiet and changes
-        else limits.max_body_sentences + extra + PROJECT_SENTENCES * more,
-        max_words=limits.max_body_words + 20 * extra + PROJECT_WORDS * more,
+        min_sentences=min(4, math.ceil(changes / CHANGES_A_SENTENCE)) if changes else 4,
+        max_sentences=limits.max_body_sentences + extra + PROJECT_SENTENCES * more,
+        max_words=words,
     )
 
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from digest.budget import is_quiet
+from digest.budget import CHANGES_A_SENTENCE, is_quiet
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
 from digest.reading.classify import Event
@@ -24,7 +24,7 @@ from digest.reading.text import content_words, jaccard, slots
 RELATED_TITLE_SIMILARITY = 0.3
 # Titles this alike are one change told twice ("Fix X", "Fix X 2"): always one sentence.
 SAME_TITLE_SIMILARITY = 0.75
-MAX_RELATED = 2
+MAX_RELATED = CHANGES_A_SENTENCE - 1  # a unit's related changes share its sentence
 
 
 def news_count(events: Iterable[Event]) -> int:
