@@ -10,7 +10,7 @@ import re
 
 from digest.config import WireConfig, topic_key
 from digest.reading.articles import with_article
-from digest.reading.audience import is_internal_folder, is_internal_path
+from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.classify import Event
 from digest.reading.language import clause, nominalize, shorten, split_verb
 from digest.reading.text import clean_fragment
@@ -117,12 +117,8 @@ def count_word(count: int) -> str:
 def _only_internal(topic: str, event: Event) -> bool:
     """True when every path of the change with a folder named `topic` is internal: a place
     found only in examples, tests or tooling (`examples/models/moshi/`)."""
-    key = topic_key(topic)
-    named = [
-        f.path
-        for f in event.activity.files
-        if key in {topic_key(folder) for folder in f.path.split("/")[:-1]}
-    ]
+    key = frozenset({topic_key(topic)})
+    named = [f.path for f in event.activity.files if in_folders(f.path, key)]
     return bool(named) and all(is_internal_path(path, event.project) for path in named)
 
 

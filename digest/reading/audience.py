@@ -55,14 +55,15 @@ _UNCHANGED_KINDS = frozenset({"refactor", "style"})
 
 
 @lru_cache(maxsize=65536)
-def _in_folders(path: str, folders: frozenset[str]) -> bool:
+def in_folders(path: str, folders: frozenset[str]) -> bool:
+    """True when a folder of `path` is one of `folders` (names, or their topic keys)."""
     return any(topic_key(part) in folders or part in folders for part in path.split("/")[:-1])
 
 
 def is_internal_path(path: str, project: Project) -> bool:
     """True for a path users never run: tests, CI, or one of the project's internal folders."""
     folders = _internal_keys(project)
-    return is_test_path(path) or is_ci_path(path) or _in_folders(path, folders)
+    return is_test_path(path) or is_ci_path(path) or in_folders(path, folders)
 
 
 def is_internal_folder(name: str, project: Project) -> bool:
