@@ -103,7 +103,7 @@ def reason_sentences(body: str) -> list[str]:
         for sentence in _SENTENCE_END.split(text)
         if len(sentence.split()) >= 6
     ]
-    return sorted(sentences, key=lambda sentence: -_effect(sentence))
+    return sorted(sentences, key=lambda sentence: not _states_effect(sentence))
 
 
 def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list[str]:
@@ -130,8 +130,8 @@ def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list
 _EFFECT = re.compile(r"\b(lets?|allows?|enables?|prevents?)\b", re.I)
 
 
-def _effect(sentence: str) -> int:
-    return 1 if _EFFECT.search(sentence) else 0
+def _states_effect(sentence: str) -> bool:
+    return _EFFECT.search(sentence) is not None
 
 
 def _prose(text: str) -> bool:
@@ -142,12 +142,13 @@ def _prose(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> str | None:
     """A verbatim piece of the body's stated reason, at most `max_words` words, that says
-    more than the title; a piece cut short ends in "…". None when there is none. The
-    sentence that says most of an effect is tried first (`reason_sentences`)."""
+    more than the title; a piece cut short ends in "…". None when there is none. The first
+    sentence that states an effect is tried first (`reason_sentences`), then the first
+    that does not."""
     found = reason_sentences(body)
-    # The first sentence that states an effect, else (or when it cannot be quoted) the first.
-    first = [r for r in found if not _effect(r)][:1]
-    for reason in [*[r for r in found if _effect(r)][:1], *first]:
+    stating = [r for r in found if _states_effect(r)][:1]
+    others = [r for r in found if not _states_effect(r)][:1]
+    for reason in [*stating, *others]:
         if said := _quotable(reason, title, max_words):
             return said
     return None
