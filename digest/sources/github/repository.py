@@ -5,8 +5,10 @@
 
 One request, no waiting: a chat user is answered at once, so a rate limit or an unreachable
 GitHub becomes an outcome with the minutes to wait, never a retry loop. A renamed or
-transferred repository answers 301; the one redirect is followed only on the same API host
-(the token never goes elsewhere) and the answer carries the new name. With `etag` the request
+transferred repository answers 301; the one redirect is followed only to a repository path
+on the same API host (the token never goes elsewhere) and the answer carries the new name.
+A name GitHub would not allow (`..`, a third segment, non-ASCII) is "missing" without a
+request (see `digest.sources.github.names`). With `etag` the request
 is conditional, and an unchanged repository answers 304 (`"unchanged"`), which costs no
 quota. The token is sent only in the Authorization header and never appears in an outcome.
 """
@@ -14,12 +16,14 @@ quota. The token is sent only in the Authorization header and never appears in a
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass
 from typing import Literal
 
 import httpx
 
+from digest.sources.github.names import is_repository_name, repository_path
 from digest.sources.github.retry import endpoints, token_from_environment
 
 Outcome = Literal["found", "unchanged", "missing", "limited", "unreachable"]
@@ -88,6 +92,20 @@ def _limited(response: httpx.Response) -> bool:
     )
 
 
+_MOVED = re.compile(r"/repositories/[0-9]+|/repos/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", re.ASCII)
+
+
+def _is_moved_repository(location: str, rest_url: str) -> bool:
+    """True when a redirect points at a repository on the API host itself: by id, as
+    GitHub's 301 for a renamed repository does, or by a valid name."""
+    if not location.startswith(rest_url + "/"):
+        return False
+    path = location[len(rest_url) :]
+    if path.startswith("/repos/"):
+        return is_repository_name(path.removeprefix("/repos/"))
+    return _MOVED.fullmatch(path) is not None
+
+
 def _info(body: dict) -> RepositoryInfo:
     return RepositoryInfo(
         full_name=str(body["full_name"]),
@@ -109,16 +127,20 @@ async def look_up_repository(
     timeout: float = 10.0,
 ) -> RepositoryLookup:
     """Ask GitHub about `repo` (OWNER/NAME) once, following one same-host redirect."""
+    if not is_repository_name(repo):
+        return RepositoryLookup("missing")
     rest_url, _ = endpoints(api_url)
     headers = _headers(token or token_from_environment(), etag)
     owned = client is None
     http = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout))
     try:
-        url = f"{rest_url}/repos/{repo}"
+        url = rest_url + repository_path(repo)
         for _hop in range(2):
             response = await http.get(url, headers=headers)
             location = response.headers.get("location", "")
-            if response.status_code in (301, 302, 307, 308) and location.startswith(rest_url + "/"):
+            if response.status_code in (301, 302, 307, 308) and _is_moved_repository(
+                location, rest_url
+            ):
                 url = location
                 continue
             break

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
@@ -22,6 +21,7 @@ import httpx
 from digest.errors import SourceError
 from digest.model import Activity, Window
 from digest.sources.github.cache import EtagCache
+from digest.sources.github.names import is_repository_name, repository_path
 from digest.sources.github.pages import all_files, window_changes
 from digest.sources.github.query import activity_from_pull, release_activity, search_time
 from digest.sources.github.retry import DEFAULT_API_URL, GitHubApi, Sleep
@@ -49,8 +49,11 @@ class GitHubSource:
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
     ) -> None:
-        if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
-            raise SourceError(f"github source needs OWNER/REPO, got {repo!r}")
+        if not is_repository_name(repo):
+            raise SourceError(
+                f"github source needs OWNER/REPO of ASCII letters, digits, '-', '_' and '.',"
+                f" got {repo!r}"
+            )
         self.repo = repo
         self.owner, self.name = repo.split("/")
         self.api = GitHubApi(
@@ -110,7 +113,7 @@ class GitHubSource:
         probe = await self.api.request(
             http,
             "GET",
-            f"{self.rest_url}/repos/{self.owner}/{self.name}/commits",
+            f"{self.rest_url}{repository_path(self.repo)}/commits",
             params={
                 "since": search_time(window.since - PROBE_LEAD),
                 "until": search_time(window.until, up=True),
