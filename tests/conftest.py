@@ -28,7 +28,7 @@ from tests.scratch_database import admin_dsn, drop_database
 POSTGRES_URL = os.environ.get("WIRE_TEST_POSTGRES_URL")
 TABLES = (
     "subscriptions, channel_settings, stories, deliveries, posted_parts, acks, reminders, "
-    "webhook_events, realtime_changes, bulletins, channel_bulletins, open_projects"
+    "webhook_events, realtime_changes, bulletins, channel_bulletins, open_projects, withdrawn_repos"
 )
 
 

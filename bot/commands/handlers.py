@@ -18,7 +18,7 @@ from typing import Any
 from bot.acks.escalate import acknowledge, with_unacknowledged
 from bot.commands import grammar as g
 from bot.commands import open_replies
-from bot.commands.open_door import LookUp, OpenDoor
+from bot.commands.open_door import LookUp, OpenDoor, with_open
 from bot.commands.replies import (
     Context,
     Reply,
@@ -31,7 +31,7 @@ from bot.commands.targets import Names
 from bot.delivery.platform import Platform
 from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
 from bot.settings import Settings
-from bot.store import OpenProject, Store
+from bot.store import CapReached, Caps, OpenProject, Store, Where
 from digest.config import WireConfig
 from digest.errors import WireError
 
@@ -101,15 +101,22 @@ class Commands:
     def _where(self, ctx: Context) -> dict[str, str]:
         return {"platform": ctx.platform, "workspace": ctx.workspace, "channel": ctx.channel}
 
-    async def _admitted(self, target: g.Target, ctx: Context) -> tuple[Any, Any]:
+    async def _admitted(
+        self, target: g.Target, ctx: Context, admitted: list[OpenProject]
+    ) -> tuple[Any, Any]:
         """(repo, topic) of a target, or the Reply that refuses it, admitting a repository
-        nobody configured; with (the open project, the name typed) when it is one."""
+        nobody configured (appended to `admitted`, not stored yet); with (the open project,
+        the name typed) when it is one."""
         if target.project is None or self.config.resolve_repo(target.project):
             return self.names.resolve(target), None
         found = await self.door.admit(target.project, ctx)
         if isinstance(found, Reply):
             return found, None
-        self.names = await self.door.names()
+        if isinstance(found, OpenProject):
+            admitted.append(found)
+        stored = await self.store.open_projects.list()
+        known = {p.key: p for p in [*stored, *admitted]}  # a stored one may be admitted again
+        self.names = Names(with_open(self.config, list(known.values())))
         resolved = self.names.resolve(g.Target(project=found.repo, topic=target.topic))
         opened = (found, target.project) if isinstance(found, OpenProject) else None
         return resolved, opened
@@ -124,32 +131,44 @@ class Commands:
         )
 
     async def subscribe(self, command: g.Subscribe, ctx: Context) -> Reply:
-        """Subscribe the channel to each target; twice is a no-op that says so."""
-        admitted = [await self._admitted(t, ctx) for t in command.targets]
-        resolved = [found for found, _ in admitted]
-        excludes = self.names.excludes(command.excludes)  # an open project's topics count
-        for found in [*resolved, excludes]:
+        """Subscribe the channel to each target, all of them or none; twice is a no-op
+        that says so."""
+        projects: list[OpenProject] = []
+        admitted = []
+        for target in command.targets:
+            found, opened = await self._admitted(target, ctx, projects)
             if isinstance(found, Reply):
-                return found
-        assert isinstance(excludes, tuple)
+                return found  # nothing is stored before every target is admitted
+            admitted.append((found, opened))
+        excludes = self.names.excludes(command.excludes)  # an open project's topics count
+        if isinstance(excludes, Reply):
+            return excludes
+        outcome = await self.store.admissions.subscribe(
+            Where(**self._where(ctx)),
+            targets=[found for found, _ in admitted],
+            projects=projects,
+            excludes=excludes,
+            created_by=ctx.user_name or ctx.user_id,
+            caps=Caps(
+                per_channel=self.settings.subscribing.per_channel,
+                total=self.settings.subscribing.total,
+            ),
+        )
+        if isinstance(outcome, CapReached):
+            if outcome.cap == "per_channel":
+                return open_replies.channel_full(outcome.limit)
+            return open_replies.wire_full(outcome.limit)
         opened = {found[0]: o for found, o in admitted if o is not None}
         lines = []
-        for repo, topic in dict.fromkeys(resolved):
-            sub, created = await self.store.subscriptions.add(
-                **self._where(ctx),
-                repo=repo,
-                topic=topic,
-                excludes=excludes,
-                created_by=ctx.user_name or ctx.user_id,
-            )
+        for done in outcome:
+            repo, topic = done.subscription.repo, done.subscription.topic
             name = self.names.describe(repo, topic)
             but = f" (excluding {', '.join(excludes)})" if excludes else ""
-            if created and repo in opened:
+            if done.created and repo in opened:
                 lines.append(await self._opened_line(ctx, opened[repo], topic, but))
-            elif created:
+            elif done.created:
                 lines.append(f"Subscribed this channel to {name}{but}.")
-            elif set(sub.excludes) != set(excludes):
-                await self.store.subscriptions.set_excludes(sub.id, excludes)
+            elif done.excludes_changed:
                 lines.append(
                     f"Already subscribed to {name}; exclusions now: {', '.join(excludes) or 'none'}."
                 )
@@ -251,8 +270,14 @@ class Commands:
                     return checked
             assert isinstance(found, tuple) and isinstance(excludes, tuple)
             repo, topic = found
+            if refused := await self._still_public(repo, command.target):
+                return refused
             filters = [Filter(repos=(repo,) if repo else (), topic=topic, excludes=excludes)]
         else:
+            subs = await self.store.subscriptions.list(**self._where(ctx))
+            if refused := await self.door.recheck(s.repo for s in subs):
+                return refused
+            # withdrawn meanwhile: its subscriptions are gone
             filters = filters_of(await self.store.subscriptions.list(**self._where(ctx)))
         if not filters:
             return Reply(
@@ -272,6 +297,18 @@ class Commands:
         more = [f"Also: {s.headline}" for s in stories[1:]]
         text = "\n".join([f"Preview ({window.label()}): {story.headline}", *more])
         return Reply(text=text, story=story)
+
+    async def _still_public(self, repo: str | None, target: g.Target) -> Reply | None:
+        """None when `repo` may be told of now (configured, or public on GitHub just now);
+        else the refusal, as for a repository that never existed."""
+        if repo is None or self.config.is_configured(repo):
+            return None
+        if refused := await self.door.recheck([repo]):
+            return refused
+        self.names = await self.door.names()
+        if await self.store.open_projects.get(repo) is None:
+            return open_replies.missing(target.project or repo, [])
+        return None
 
     async def schedule(self, command: g.Schedule, ctx: Context) -> Reply:
         """Set (or switch off) when this channel gets its digest."""

@@ -4,20 +4,23 @@
     names = await door.names()             # configured projects, then open ones
     found = await door.admit("astral-sh/uv", ctx)   # an OpenProject, a Project or a Reply
 
-`admit` checks, in order: `[subscribing] open`, the owner lists, the channel's and the
-Wire's caps, then GitHub (`GET /repos/{owner}/{repo}`, one request, following a rename).
-Only a repository GitHub calls public (`private` false and `visibility` "public") and not
-archived is stored, with its name as GitHub spells it, its default branch, a `github:`
-source and the automatic topics of its last day. A configured project always wins, under
-whichever name it was reached. Nothing is stored until every check passed.
+`admit` checks, in order: `[subscribing] open`, the name (as GitHub allows it: see
+`digest.sources.github.names`), the owner lists, the channel's and the Wire's caps, then
+GitHub (`GET /repos/{owner}/{repo}`, one request, following a rename), for a repository
+stored already too: one that went private is withdrawn there and then. Only a repository
+GitHub calls public (`private` false and `visibility` "public") and not archived is
+admitted, with its name as GitHub spells it, its default branch, a `github:` source and the
+automatic topics of its last day. A configured project always wins, under whichever name it
+was reached. `admit` stores nothing: the command stores what every target needs in one
+transaction that counts the caps again (`bot.store.admissions`), or nothing at all.
+`recheck` asks GitHub again before a preview tells anything of an open project.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from difflib import get_close_matches
 
@@ -26,16 +29,18 @@ from bot.commands.replies import Context, Reply
 from bot.commands.targets import Names
 from bot.schedule.crontab import next_fire, trigger_for
 from bot.schedule.newsroom import SourceFor
+from bot.schedule.withdrawal import settle
 from bot.settings import Settings
 from bot.store import OpenProject, Store
 from digest.config import Project, TopicRule, WireConfig
 from digest.errors import WireError
 from digest.model import Window
 from digest.reading.classify import classify
+from digest.sources.github.names import is_repository_name
 from digest.sources.github.repository import RepositoryLookup, look_up_repository
 
-LookUp = Callable[[str], Awaitable[RepositoryLookup]]
-REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
+# (repo, the ETag of the last answer) → what GitHub says of it now
+LookUp = Callable[[str, str | None], Awaitable[RepositoryLookup]]
 TOPICS_WAIT_SECONDS = 20.0  # reading the first day for its topics; longer: "none yet"
 
 
@@ -78,12 +83,13 @@ class OpenDoor:
         self.source_for = source_for
         self.look_up = look_up or self._github
 
-    async def _github(self, repo: str) -> RepositoryLookup:
+    async def _github(self, repo: str, etag: str | None) -> RepositoryLookup:
         token = self.settings.github.token
         return await look_up_repository(
             repo,
             token=token.get_secret_value() if token else None,
             api_url=self.settings.github.api_url,
+            etag=etag,
         )
 
     async def names(self) -> Names:
@@ -98,24 +104,26 @@ class OpenDoor:
         return [names[c] for c in dict.fromkeys(found)][:3]
 
     async def admit(self, token: str, ctx: Context) -> Project | OpenProject | Reply:
-        """The project `token` names once admitted, or the one-sentence refusal."""
+        """The project `token` names, as GitHub describes it now, or the one-sentence
+        refusal. A new open project is returned unstored: the command stores it with its
+        subscriptions, within the caps (`Store.admissions`), or not at all."""
         known = [p.aliases[0] if p.aliases else p.repo for p in self.config.projects]
-        if self.rules.open == "config" or not REPO.match(token):
-            if self.rules.open == "config":
-                return say.closed(token, known, self._close(token))
+        if self.rules.open == "config":
+            return say.closed(token, known, self._close(token))
+        if not is_repository_name(token):
             return say.unknown_name(token, known, self._close(token))
         if refused := self._owner_refused(token):
             return refused
-        stored = await self.store.open_projects.get(token)
         if full := await self._channel_full(ctx, token):
-            return full
-        if stored is not None:
-            return stored
-        if await self.store.open_projects.count() >= self.rules.total:
+            return full  # the transaction counts again; this spares GitHub a request
+        stored = await self.store.open_projects.get(token)
+        if stored is None and await self.store.open_projects.count() >= self.rules.total:
             return say.wire_full(self.rules.total)
-        found = await self.look_up(token)
+        found = await self.look_up(token, stored.etag if stored else None)
         if found.outcome in ("limited", "unreachable"):
             return say.try_later(found.retry_minutes, limited=found.outcome == "limited")
+        if stored is not None:
+            return await self._stored_again(stored, found, token)
         info = found.info
         if found.outcome != "found" or info is None or not info.is_public:
             return say.missing(token, self._close(token))  # private reads as missing
@@ -127,19 +135,39 @@ class OpenDoor:
             return refused  # transferred to an owner kept out
         if (again := await self.store.open_projects.get(info.full_name)) is not None:
             return again
-        topics = await self._topics(info.full_name)
-        project, _ = await self.store.open_projects.add(
-            OpenProject(
-                repo=info.full_name,
-                name=info.name,
-                default_branch=info.default_branch,
-                source=f"github:{info.full_name}",
-                topics=topics,
-                added_by=ctx.user_name or ctx.user_id,
-                etag=found.etag,
-            )
+        return OpenProject(
+            repo=info.full_name,
+            name=info.name,
+            default_branch=info.default_branch,
+            source=f"github:{info.full_name}",
+            topics=await self._topics(info.full_name),
+            added_by=ctx.user_name or ctx.user_id,
+            etag=found.etag,
         )
-        return project
+
+    async def _stored_again(
+        self, stored: OpenProject, found: RepositoryLookup, token: str
+    ) -> OpenProject | Reply:
+        """A stored open project after GitHub's fresh answer: still public (under its new
+        name if renamed), or withdrawn and refused as a missing one."""
+        name = await settle(self.store, self.config, stored, found, self.settings.now())
+        current = await self.store.open_projects.get(name) if name else None
+        return current if current is not None else say.missing(token, self._close(token))
+
+    async def recheck(self, repos: Iterable[str | None]) -> Reply | None:
+        """Ask GitHub again about the open projects among `repos` before anything new of
+        them is told, withdrawing any it no longer calls public; a reply when GitHub cannot
+        say now (then nothing of them may be told)."""
+        wanted = {repo.lower() for repo in repos if repo}
+        now = self.settings.now()
+        for project in await self.store.open_projects.list():
+            if project.key not in wanted or self.config.is_configured(project.repo):
+                continue
+            found = await self.look_up(project.repo, project.etag)
+            if found.outcome in ("limited", "unreachable"):
+                return say.try_later(found.retry_minutes, limited=found.outcome == "limited")
+            await settle(self.store, self.config, project, found, now)
+        return None
 
     def _owner_refused(self, repo: str) -> Reply | None:
         owner = repo.split("/", 1)[0]

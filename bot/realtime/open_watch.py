@@ -5,9 +5,10 @@ The poller asks GitHub again about a repository added from chat (see
 `RECHECK_EVERY`: on github.com the repository's ETag changes with every push to any
 branch, star or issue, so a check at every poll of a busy repository would cost a point of
 the REST budget each time. A check sends the ETag of the last answer; an unchanged
-repository answers 304, which costs no quota. One GitHub no longer calls public (made private or internal, or
-gone) is withdrawn at once: its subscriptions and its row are deleted, and each channel
-that followed it is told once, through the outbox, that it stops. A rate limit or an
+repository answers 304, which costs no quota. One GitHub no longer calls public (made
+private or internal, or gone) is withdrawn at once (`bot.schedule.withdrawal`): its
+subscriptions and its row are deleted, its archived stories hidden from readers without the
+web token, and each channel that followed it is told once, through the outbox, that it stops. A rate limit or an
 unreachable GitHub skips the repository for this poll. A project no channel followed for
 `[subscribing] drop_after` is dropped; topics seen in a poll join the project's topics.
 A digest round re-checks the open projects it is about to read the same way
@@ -20,15 +21,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import httpx
 
 from bot.commands.open_door import topics_seen
+from bot.schedule.withdrawal import settle, withdraw
 from bot.store import OpenProject, Store
 from digest.config import Project, WireConfig
-from digest.model import Activity, Story, Window, stable_id
+from digest.model import Activity
 from digest.sources.github.repository import RepositoryLookup
 
 log = logging.getLogger("wire.realtime.open")
@@ -45,20 +46,6 @@ _NEVER = datetime.min.replace(tzinfo=UTC)
 
 def _as_project(repo: str) -> Project:
     return Project(repo=repo, name=repo.split("/", 1)[1], source=f"github:{repo}")
-
-
-def withdrawal_notice(repo: str, now: datetime) -> Story:
-    """The one message a channel gets when a repository it followed stops being public."""
-    return Story(
-        id=stable_id("withdrawn", repo.lower(), now.date().isoformat()),
-        window=Window(since=now - timedelta(minutes=1), until=now),
-        repos=(repo,),
-        headline=f"NO MORE NEWS OF {repo.upper()}",
-        lede=(
-            f"{repo} is no longer a public repository on GitHub, so this channel stops "
-            "following it."
-        ),
-    )
 
 
 class OpenWatch:
@@ -150,48 +137,13 @@ class OpenWatch:
         self, project: OpenProject, now: datetime, client: httpx.AsyncClient | None
     ) -> str | None:
         """The repository's name if GitHub still calls it public (its new name if it was
-        renamed or transferred meanwhile), else None."""
+        renamed or transferred meanwhile), else None (see `bot.schedule.withdrawal`)."""
         found = await self.recheck(project.repo, project.etag, client)
-        if found.outcome == "unchanged":
-            return project.repo
-        if found.outcome in ("limited", "unreachable"):
-            log.info("re-checking %s: GitHub %s; skipped this poll", project.repo, found.outcome)
-            return None
-        info = found.info
-        if found.outcome == "found" and info is not None and info.is_public:
-            if info.full_name.lower() == project.key:
-                await self.store.open_projects.update(project.repo, etag=found.etag)
-                return project.repo
-            if not self.config.is_configured(info.full_name):
-                moved = replace(project, repo=info.full_name, name=info.name, etag=found.etag)
-                await self.store.open_projects.rename(project.repo, moved)
-                await self.store.subscriptions.rename_repo(project.repo, info.full_name)
-                log.info("%s is now %s: followed under its new name", project.repo, moved.repo)
-                return moved.repo
-        await self.withdraw(project.repo, now)
-        return None
+        return await settle(self.store, self.config, project, found, now)
 
     async def withdraw(self, repo: str, now: datetime) -> int:
-        """Stop following `repo`: tell each channel once, delete its subscriptions and row."""
-        notice = withdrawal_notice(repo, now)
-        told = 0
-        for sub in await self.store.subscriptions.list():
-            if sub.repo is None or sub.repo.lower() != repo.lower():
-                continue
-            queued = await self.store.deliveries.enqueue(
-                notice, platform=sub.platform, workspace=sub.workspace, channel=sub.channel
-            )
-            told += int(queued.created)
-            await self.store.subscriptions.remove(
-                platform=sub.platform,
-                workspace=sub.workspace,
-                channel=sub.channel,
-                repo=sub.repo,
-                topic=sub.topic,
-            )
-        await self.store.open_projects.remove(repo)
-        log.warning("%s is no longer public: withdrawn, %d channel(s) told", repo, told)
-        return told
+        """Stop following `repo` (see `bot.schedule.withdrawal.withdraw`)."""
+        return await withdraw(self.store, repo, now)
 
     async def note_topics(self, repo: str, activities: Iterable[Activity]) -> None:
         """Add the automatic topics of `activities` to the open project's topics."""

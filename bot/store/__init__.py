@@ -6,8 +6,7 @@
     await store.close()
 
 Each repository (`subscriptions`, `channels`, `stories`, `deliveries`, `listing`, `acks`,
-`archive`, `open_projects`)
-opens one short transaction per call (through `Store.db`, see `bot.store.database`) and returns frozen records from `bot.store.records`.
+`archive`, `open_projects`, `admissions`) opens one short transaction per call (through `Store.db`, see `bot.store.database`) and returns frozen records from `bot.store.records`.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.acks import Acks
+from bot.store.admissions import Admissions, CapReached, Caps, Subscribed, Where
 from bot.store.archive import ArchivePage, StoryArchive
 from bot.store.bulletins import Bulletins
 from bot.store.channels import Channels
@@ -44,6 +44,8 @@ __all__ = [
     "Ack",
     "AckResult",
     "ArchivePage",
+    "CapReached",
+    "Caps",
     "ChannelSettings",
     "Claim",
     "DeliveryInfo",
@@ -52,8 +54,10 @@ __all__ = [
     "OpenProject",
     "PostedPart",
     "Store",
+    "Subscribed",
     "Subscription",
     "WebhookEvent",
+    "Where",
     "check_failure",
     "make_engine",
     "parse_url",
@@ -79,6 +83,7 @@ class Store:
         self.bulletins = Bulletins(self.db)
         self.archive = StoryArchive(self.db)
         self.open_projects = OpenProjects(self.db)  # repositories added from chat
+        self.admissions = Admissions(self.db)  # a subscribe command, whole, within the caps
 
     @classmethod
     def from_url(cls, url: str | URL, *, pool_size: int = 5) -> Store:

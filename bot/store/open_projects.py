@@ -5,7 +5,9 @@
     dropped = await store.open_projects.drop_unfollowed(before=now - timedelta(days=30))
 
 Adding is an insert that does nothing on a conflict, so two replicas adding the same
-repository at once leave one row and both read it back.
+repository at once leave one row and both read it back. A repository withdrawn (GitHub no
+longer calls it public) loses its row and is remembered in `withdrawn_repos` until it is
+admitted again.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import Row, delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.tables import OpenProjectRow as O
+from bot.store.tables import WithdrawnRepoRow as W
 from bot.store.types import utcnow
 
 
@@ -41,6 +45,31 @@ class OpenProject:
     def key(self) -> str:
         """The repository in lower case: how rows are told apart."""
         return self.repo.lower()
+
+
+async def insert_open_project(conn: AsyncConnection, project: OpenProject) -> bool:
+    """Insert `project` in the open transaction `conn` unless its repository is stored; it
+    is no longer withdrawn. True when this call created the row."""
+    insert = insert_for(conn.engine)
+    statement = (
+        insert(O)
+        .values(
+            key=project.key,
+            repo=project.repo,
+            name=project.name,
+            default_branch=project.default_branch,
+            source=project.source,
+            topics=list(project.topics),
+            etag=project.etag,
+            added_by=project.added_by,
+            added_at=project.added_at,
+            followed_at=project.followed_at,
+        )
+        .on_conflict_do_nothing()
+    )
+    created = (await conn.execute(statement)).rowcount == 1
+    await conn.execute(delete(W).where(W.key == project.key))
+    return created
 
 
 def _record(row: Row) -> OpenProject:
@@ -66,25 +95,8 @@ class OpenProjects:
     async def add(self, project: OpenProject) -> tuple[OpenProject, bool]:
         """Store `project` unless its repository is stored already; returns the stored row
         and whether this call created it."""
-        insert = insert_for(self._db.engine)
-        statement = (
-            insert(O)
-            .values(
-                key=project.key,
-                repo=project.repo,
-                name=project.name,
-                default_branch=project.default_branch,
-                source=project.source,
-                topics=list(project.topics),
-                etag=project.etag,
-                added_by=project.added_by,
-                added_at=project.added_at,
-                followed_at=project.followed_at,
-            )
-            .on_conflict_do_nothing()
-        )
         async with self._db.begin() as conn:
-            created = (await conn.execute(statement)).rowcount == 1
+            created = await insert_open_project(conn, project)
             row = (await conn.execute(select(O.__table__).where(O.key == project.key))).one()
         return _record(row), created
 
@@ -137,6 +149,20 @@ class OpenProjects:
         async with self._db.begin() as conn:
             result = await conn.execute(delete(O).where(O.key == repo.lower()))
         return result.rowcount > 0
+
+    async def withdraw(self, repo: str, *, now: datetime) -> None:
+        """Drop the open project of `repo` and remember it as withdrawn, so the archive
+        hides its stories from readers without the web token."""
+        insert = insert_for(self._db.engine)
+        mark = insert(W).values(key=repo.lower(), repo=repo, withdrawn_at=now)
+        async with self._db.begin() as conn:
+            await conn.execute(delete(O).where(O.key == repo.lower()))
+            await conn.execute(mark.on_conflict_do_nothing())
+
+    async def withdrawn(self) -> frozenset[str]:
+        """The repositories withdrawn and not admitted again, in lower case."""
+        async with self._db.read() as conn:
+            return frozenset((await conn.execute(select(W.key))).scalars())
 
     async def drop_unfollowed(self, *, before: datetime) -> list[str]:
         """Drop every open project last followed before `before`; returns their repositories."""

@@ -13,9 +13,10 @@ from bot.store.tables import SubscriptionRow as S
 from bot.store.types import utcnow
 
 
-def _same_target(
+def same_target(
     *, platform: str, workspace: str, channel: str, repo: str | None, topic: str | None
 ):
+    """The condition that selects one channel's subscription to (repo, topic)."""
     return (
         (S.platform == platform)
         & (S.workspace == workspace)
@@ -25,7 +26,8 @@ def _same_target(
     )
 
 
-def _record(row: Row) -> Subscription:
+def subscription_of(row: Row) -> Subscription:
+    """The record of one subscriptions row."""
     return Subscription(
         id=row.id,
         platform=row.platform,
@@ -70,8 +72,8 @@ class Subscriptions:
         )
         async with self._db.begin() as conn:
             created = (await conn.execute(statement)).rowcount == 1
-            row = (await conn.execute(select(S.__table__).where(_same_target(**target)))).one()
-        return _record(row), created
+            row = (await conn.execute(select(S.__table__).where(same_target(**target)))).one()
+        return subscription_of(row), created
 
     async def set_excludes(self, subscription_id: int, excludes: Iterable[str]) -> bool:
         """Replace a subscription's exclusions (e.g. ["author:pytorchbot", "topic:docs"])."""
@@ -95,7 +97,7 @@ class Subscriptions:
             platform=platform, workspace=workspace, channel=channel, repo=repo, topic=topic
         )
         async with self._db.begin() as conn:
-            result = await conn.execute(delete(S).where(_same_target(**target)))
+            result = await conn.execute(delete(S).where(same_target(**target)))
         return result.rowcount > 0
 
     async def rename_repo(self, old: str, new: str) -> int:
@@ -108,7 +110,7 @@ class Subscriptions:
             ).all()
             moved = 0
             for row in rows:
-                taken = _same_target(
+                taken = same_target(
                     platform=row.platform,
                     workspace=row.workspace,
                     channel=row.channel,
@@ -138,4 +140,4 @@ class Subscriptions:
         if channel is not None:
             query = query.where(S.channel == channel)
         async with self._db.read() as conn:
-            return [_record(row) for row in await conn.execute(query)]
+            return [subscription_of(row) for row in await conn.execute(query)]

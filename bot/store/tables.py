@@ -205,3 +205,14 @@ class OpenProjectRow(Base):
     added_by: Mapped[str] = mapped_column(String(128), default="")
     added_at: Mapped[datetime] = mapped_column(default=utcnow)
     followed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class WithdrawnRepoRow(Base):
+    """A repository added from chat that GitHub stopped calling public: its archived stories
+    are shown only to the holder of the web token until it is admitted again."""
+
+    __tablename__ = "withdrawn_repos"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    repo: Mapped[str] = mapped_column(String(200))
+    withdrawn_at: Mapped[datetime] = mapped_column(default=utcnow)

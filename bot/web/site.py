@@ -7,8 +7,9 @@
 
 Pages are server-rendered from Jinja2 templates with autoescaping on everything and no
 script at all; every response carries a strict Content-Security-Policy. Stories of
-private projects are neither listed nor served (404, as if absent) without the token (see
-`bot.web.access`).
+private projects, and of repositories withdrawn from chat because GitHub stopped calling
+them public, are neither listed nor served (404, as if absent) without the token (see
+`bot.web.access` and `bot.schedule.withdrawal`).
 """
 
 from __future__ import annotations
@@ -125,9 +126,18 @@ class ArchiveSite:
         hidden_lower = {repo.lower() for repo in hidden}
         return [p for p in self.config.projects if p.repo.lower() not in hidden_lower]
 
+    async def _hidden(self, request: web.Request) -> frozenset[str]:
+        """The repositories whose stories this request may not see: the private projects
+        and those withdrawn from chat (GitHub stopped calling them public), unless the
+        request carries the token."""
+        hidden = self.access.hidden(request)
+        if self.access.authorized(request):
+            return hidden
+        return hidden | await self.store.open_projects.withdrawn()
+
     async def index(self, request: web.Request) -> web.Response:
         """The latest stories, newest first, a page at a time, by project and topic."""
-        hidden = self.access.hidden(request)
+        hidden = await self._hidden(request)
         projects = self._projects(hidden)
         wanted = request.query.get("project", "").strip()
         topic = request.query.get("topic", "").strip() or None
@@ -182,7 +192,7 @@ class ArchiveSite:
         story = await self.store.stories.get(request.match_info["story_id"])
         if story is None:
             return None
-        hidden = {repo.lower() for repo in self.access.hidden(request)}
+        hidden = {repo.lower() for repo in await self._hidden(request)}
         if hidden & {repo.lower() for repo in story.repos}:
             return None
         if story.checks is not None and not story.checks.passed:
