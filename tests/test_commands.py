@@ -87,6 +87,16 @@ async def test_unknown_names_suggest_the_closest_known_ones(wire: WireChat) -> N
     assert "`subscribe`" in verb and "Usage: /wire help" in verb
 
 
+async def test_a_refused_name_carries_the_usage_of_the_command_typed(wire: WireChat) -> None:
+    for command in ("unsubscribe", "preview", "subscribe"):
+        reply = await wire(f"/wire {command} nothing-here")
+        assert not reply.ok and "`nothing-here` is not a project" in reply
+        [usage] = [line for line in reply.text.splitlines() if line.startswith("Usage: ")]
+        assert usage.startswith(f"Usage: /wire {command} "), reply.text
+    topic = await wire("/wire unsubscribe topic:nothing-here")
+    assert "Usage: /wire unsubscribe " in topic and "Usage: /wire subscribe" not in topic
+
+
 async def test_unsubscribe_one_then_all(wire: WireChat, store: Store) -> None:
     await wire("/wire subscribe executorch ci-infra topic:osdc")
     assert "Unsubscribed this channel from ExecuTorch" in await wire("/wire unsubscribe et")

@@ -99,12 +99,19 @@ def test_console_commands_against_the_demo(env: dict[str, str]) -> None:
         "/wire preview ci-infra",
         env=env | {"WIRE_SUBSCRIBING__OPEN": "config"},  # configured projects only: no GitHub
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 2, done.stderr  # one command was refused
     out = done.stdout
     assert "ExecuTorch — by config" in out and "ci-infra — by config" in out
     assert "#demo: Subscribed this channel to ExecuTorch topic:XNNPACK." in out
     assert "not a project this Wire follows" in out and "Usage: /wire subscribe" in out
     assert "Preview (2026-05-25 00:00 – 2026-05-27 00:00 UTC)" in out and "References:" in out
+
+
+def test_console_exits_0_when_every_command_worked(env: dict[str, str]) -> None:
+    done = wire("console", *DEMO, "-e", "/wire list", "-e", "/wire topics executorch", env=env)
+    assert done.returncode == 0, done.stderr
+    refused = wire("console", *DEMO, "-e", "/wire list", "-e", "/wire mute forever", env=env)
+    assert refused.returncode == 2 and "Usage: /wire mute" in refused.stdout
 
 
 def test_health_and_db_upgrade(env: dict[str, str]) -> None:

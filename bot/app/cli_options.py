@@ -47,7 +47,10 @@ ConfigOption = Annotated[
     typer.Option(
         "--config",
         "-c",
-        help="Project configuration (TOML); default $WIRE_CONFIG or config/wire.toml.",
+        help=(
+            "Project configuration (TOML); default $WIRE_CONFIG, then config/wire.toml, "
+            "then config/wire.example.toml."
+        ),
     ),
 ]
 

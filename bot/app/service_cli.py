@@ -133,11 +133,14 @@ def console(
         typer.Option("--command", "-e", help="Run this /wire command and exit; repeatable."),
     ] = None,
 ) -> None:
-    """Type `/wire …` commands against the console platform (reads stdin without -e)."""
+    """Type `/wire …` commands against the console platform (reads stdin without -e); the
+    exit status is 2 when any command was rejected or refused, else 0."""
     settings = _settings(config)
     lines = command or None
+    refused = 0
 
     async def session() -> None:
+        nonlocal refused
         platform = ConsolePlatform()
         service = await Service.start(
             settings=settings, config=resolve_config(config), platforms={"console": platform}
@@ -151,6 +154,7 @@ def console(
                 if not line.strip() and lines is None and not sys.stdin.isatty():
                     continue  # a blank line of a piped script; typed or -e "" gets the help
                 reply = await service.commands.handle(line, context=context)
+                refused += not reply.ok
                 print(
                     reply.text if reply.visibility == "ephemeral" else f"#{channel}: {reply.text}"
                 )
@@ -161,6 +165,8 @@ def console(
         asyncio.run(session())
     except WireError as error:
         fail(str(error))
+    if refused:
+        raise typer.Exit(2)
 
 
 def _stdin_lines():

@@ -38,6 +38,14 @@ from digest.errors import WireError
 log = logging.getLogger(__name__)
 
 
+_VERBS = {g.Unsubscribe: "unsubscribe", g.Topics: "topics", g.Preview: "preview"}
+
+
+def _verb(command: g.Command) -> str:
+    """The command whose usage line a refused name carries (subscribe by default)."""
+    return _VERBS.get(type(command), "subscribe")
+
+
 class Commands:
     """Parses and handles `/wire …` for a channel; every input gets a reply, none raises."""
 
@@ -65,10 +73,12 @@ class Commands:
         """Answer one command typed by `context.user_name` in `context.channel`."""
         command = g.parse(text)
         try:
-            self.names = await self.door.names()  # the configured projects, then open ones
+            # the configured projects, then open ones; unknown names refused with the
+            # usage line of the command typed
+            self.names = (await self.door.names()).typed_in(_verb(command))
             return await self._dispatch(command, context)
-        except WireError as error:
-            return rejected(str(error).rstrip("."), g.USAGE["help"])
+        except WireError as error:  # a source or GitHub failed: the command itself was right
+            return rejected(str(error).rstrip("."), None)
 
     async def _dispatch(self, command: g.Command, ctx: Context) -> Reply:
         match command:
@@ -305,7 +315,7 @@ class Commands:
             return None
         if refused := await self.door.recheck([repo]):
             return refused
-        self.names = await self.door.names()
+        self.names = (await self.door.names()).typed_in("preview")
         if await self.store.open_projects.get(repo) is None:
             return open_replies.missing(target.project or repo, [])
         return None

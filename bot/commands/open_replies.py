@@ -1,5 +1,7 @@
 """The sentences of open subscriptions: each refusal names what to do or the setting that
 decides, and a private repository is answered exactly as a missing one (nothing of it leaks).
+A name that is no project carries the subscribe usage line; a refusal of a well-formed
+command (missing, archived, an owner kept out, a cap, GitHub unavailable) carries none.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def missing(token: str, close: list[str]) -> Reply:
     return rejected(
         f"GitHub has no public repository {show(token)}; check the spelling, or follow one of "
         "the configured projects",
-        USAGE["subscribe"],
+        None,
         tuple(close),
     )
 
@@ -48,7 +50,7 @@ def archived(repo: str) -> Reply:
     """An archived repository: nothing lands in it any more."""
     return rejected(
         f"{show(repo)} is archived on GitHub, so nothing lands there any more to report",
-        USAGE["subscribe"],
+        None,
     )
 
 
@@ -58,7 +60,7 @@ def owner_refused(owner: str, setting: str) -> Reply:
     return rejected(
         f"repositories of {show(owner)} cannot be followed here: the owner {why} "
         f"{SETTING} {setting}",
-        USAGE["subscribe"],
+        None,
     )
 
 
@@ -67,7 +69,7 @@ def channel_full(cap: int) -> Reply:
     return rejected(
         f"this channel already follows {_repositories(cap)}, the most {SETTING} per_channel "
         "allows; unsubscribe from one first",
-        USAGE["unsubscribe"],
+        None,
     )
 
 
@@ -76,7 +78,7 @@ def wire_full(cap: int) -> Reply:
     return rejected(
         f"this Wire already follows {_repositories(cap)} added from chat, the most {SETTING} "
         "total allows; ask its operator to raise it or to configure the project",
-        USAGE["subscribe"],
+        None,
     )
 
 
@@ -84,9 +86,7 @@ def try_later(minutes: int, *, limited: bool) -> Reply:
     """GitHub is rate-limited or unreachable: nothing was stored."""
     why = "GitHub's rate limit is used up" if limited else "GitHub could not be reached"
     unit = "minute" if minutes == 1 else "minutes"
-    return rejected(
-        f"{why}, so nothing was added; try again in {minutes} {unit}", USAGE["subscribe"]
-    )
+    return rejected(f"{why}, so nothing was added; try again in {minutes} {unit}", None)
 
 
 def subscribed(

@@ -32,7 +32,10 @@ class Context:
 class Reply(BaseModel):
     """What the bot answers: `text`, who sees it, and a story to show (for `preview`).
 
-    `ok` is False when the input was rejected; such a reply always carries a usage line.
+    `ok` is False when the input was rejected or refused. A rejection of what was typed
+    carries the usage line of the command typed; a refusal of a well-formed command (GitHub
+    unreachable, a cap reached, no such public repository) is the one sentence that says
+    what to do, with no usage line.
     `"Subscribed" in reply` tests the text.
     """
 
@@ -50,30 +53,35 @@ class Reply(BaseModel):
         return self.text
 
 
-def rejected(problem: str, usage: str, suggestions: tuple[str, ...] = ()) -> Reply:
-    """A rejection: what is wrong, what would work, and the closest known words."""
+def rejected(problem: str, usage: str | None, suggestions: tuple[str, ...] = ()) -> Reply:
+    """A rejection: what is wrong, what would work, and the closest known words; without
+    `usage`, a refusal of a command typed right."""
     lines = [f"Sorry: {problem}."]
     if suggestions:
         lines.append("Did you mean: " + ", ".join(f"`{s}`" for s in suggestions) + "?")
-    lines.append(f"Usage: {usage}")
+    if usage is not None:
+        lines.append(f"Usage: {usage}")
     return Reply(text="\n".join(lines), ok=False)
 
 
-def unknown_project(token: str, *, close: list[str], known: list[str]) -> Reply:
-    """An unknown project: the same words whether or not such a repository exists anywhere."""
+def unknown_project(token: str, *, close: list[str], known: list[str], usage: str) -> Reply:
+    """An unknown project: the same words whether or not such a repository exists anywhere;
+    `usage` is the line of the command typed."""
     return rejected(
         f"{show(token)} is not a project this Wire follows (known: {', '.join(known) or 'none'})",
-        USAGE["subscribe"],
+        usage,
         tuple(close),
     )
 
 
-def unknown_topic(token: str, *, close: list[str], known: list[str], where: str) -> Reply:
-    """An unknown topic, with the closest known ones."""
+def unknown_topic(
+    token: str, *, close: list[str], known: list[str], where: str, usage: str
+) -> Reply:
+    """An unknown topic, with the closest known ones; `usage` as for `unknown_project`."""
     listing = ", ".join(known[:12]) + ("…" if len(known) > 12 else "")
     return rejected(
         f"{show(token)} is not a topic of {where} (topics: {listing or 'none'})",
-        USAGE["subscribe"],
+        usage,
         tuple(close),
     )
 

@@ -15,10 +15,16 @@ Resolved = tuple[str | None, str | None]  # (repo, canonical topic name)
 
 
 class Names:
-    """Resolve typed names to configured projects and canonical topic names."""
+    """Resolve typed names to configured projects and canonical topic names; an unknown
+    name is refused with the usage line of `command`, the command it was typed in."""
 
-    def __init__(self, config: WireConfig) -> None:
+    def __init__(self, config: WireConfig, *, command: str = "subscribe") -> None:
         self.config = config
+        self.usage = g.USAGE[command]
+
+    def typed_in(self, command: str) -> Names:
+        """The same names, refusing with the usage line of `command`."""
+        return Names(self.config, command=command)
 
     def _names(self) -> dict[str, Project]:
         return {
@@ -33,7 +39,7 @@ class Names:
         names = self._names()
         close = get_close_matches(token.lower(), list(names), n=3, cutoff=0.5)
         known = [p.aliases[0] if p.aliases else p.repo for p in self.config.projects]
-        return unknown_project(token, close=close, known=known)
+        return unknown_project(token, close=close, known=known, usage=self.usage)
 
     def topic(self, token: str, project: Project | None) -> str | Reply:
         """The canonical name of topic `token` (of `project`, else of any project)."""
@@ -46,7 +52,11 @@ class Names:
         by_lower = {k.lower(): k for k in known}
         close = [by_lower[c] for c in get_close_matches(token.lower(), list(by_lower), n=3)]
         return unknown_topic(
-            token, close=close, known=known, where=project.name if project else "any project"
+            token,
+            close=close,
+            known=known,
+            where=project.name if project else "any project",
+            usage=self.usage,
         )
 
     def resolve(self, target: g.Target) -> Resolved | Reply:
