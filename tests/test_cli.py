@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bot.app.cli import app
-from tests.digest_data import CI_INFRA, EXAMPLE_CONFIG, EXECUTORCH
+from tests.digest_data import ACTIVITY, CI_INFRA, EXAMPLE_CONFIG, EXECUTORCH
 
 RUNNER = CliRunner()
 SHOWCASE_ARGS = [
@@ -102,6 +102,19 @@ def test_unknown_topic_lists_known_topics() -> None:
     assert code == 2
     assert "unknown topic 'quantum'; known topics:" in err
     assert "XNNPACK" in err
+
+
+def test_an_unknown_topic_lists_the_topics_of_the_repositories_read() -> None:
+    polars = ACTIVITY / "pola-rs-polars-2026-q2.jsonl"
+    args = ["--source", f"replay:{polars}", "--config", str(EXAMPLE_CONFIG)]
+    window = ["--since", "2026-06-01T00:00:00Z", "--until", "2026-06-08T00:00:00Z"]
+    code, _, err = wire("digest", *args, *window, "--topic", "nonsense")
+    assert code == 2 and "unknown topic 'nonsense'; known topics:" in err
+    listed = err.split("known topics:", 1)[1]
+    assert "XNNPACK" not in listed and "Arm" not in listed  # the example config's pytorch ones
+    first = listed.split(",")[0].strip()
+    code, out, _ = wire("digest", *args, *window, "--topic", first)
+    assert code == 0 and out.strip()
 
 
 def test_bad_times_are_explained() -> None:

@@ -82,9 +82,21 @@ def filter_topic(events: list[Event], topic: str | None, config: WireConfig) -> 
     known = {k for p in config.projects for t in p.topics for k in t.keys}
     seen = {topic_key(t) for e in events for t in e.topics}
     if key not in known and key not in seen:
-        raise UnknownTopicError(topic, config.known_topics())
+        raise UnknownTopicError(topic, topics_of_window(events, config))
     names = {topic_key(t.name) for p in config.projects for t in p.topics if key in t.keys} | {key}
     return [e for e in events if names & {topic_key(t) for t in e.topics}]
+
+
+def topics_of_window(events: list[Event], config: WireConfig) -> list[str]:
+    """The topics a reader could ask for in this window: those configured for its projects
+    and those its changes fall under (automatic ones too); every configured topic when it
+    has no change at all."""
+    if not events:
+        return config.known_topics()
+    repos = {e.project.repo for e in events}
+    configured = {t.name for p in config.projects if p.repo in repos for t in p.topics}
+    seen = {t for e in events for t in e.topics}
+    return sorted(configured | seen, key=str.lower)
 
 
 def draft_story(
