@@ -35,6 +35,7 @@ from pydantic_settings import SettingsError as PydanticSettingsError
 from sqlalchemy.engine import make_url
 
 from bot.config_errors import (
+    closest,
     env_name,
     from_file,
     model_of,
@@ -229,6 +230,7 @@ def load_settings(
         path, origin = dotenv.get("WIRE_CONFIG"), f"WIRE_CONFIG in {env_file}"
     raw = read_toml(Path(path), origin) if path else {}
     problems = unknown_keys(raw, tables=file_tables(), path=path or "")
+    problems += unknown_environment([*os.environ, *dotenv])
     toml: dict[str, Any] = dict(raw.get("service", {}))
     toml.update({name: raw[name] for name in SECTIONS if name in raw})
     token = _toml_values.set(toml)
@@ -259,6 +261,43 @@ def load_settings(
     if missing:
         raise SettingsError(missing)
     return settings
+
+
+# WIRE_ names that are not settings: read by the Wire's other parts and its own tooling.
+OTHER_NAMES = frozenset({"WIRE_CONFIG", "WIRE_CACHE_DIR", "WIRE_PROSE_API_KEY", "WIRE_CHROMIUM"})
+OTHER_PREFIXES = ("WIRE_TEST_", "WIRE_PG_")  # the test suite's and CI's
+
+
+def environment_names(model: type[BaseModel] = Settings, prefix: str = "WIRE_") -> set[str]:
+    """Every environment name that sets something of `model`: WIRE_<KEY> for the [service]
+    keys, WIRE_<TABLE> (as JSON) and WIRE_<TABLE>__<KEY> for the tables, deeper alike."""
+    names = set()
+    for name, info in model.model_fields.items():
+        own = prefix + (info.alias or name).upper()
+        names.add(own)
+        inner, many = model_of(info.annotation)
+        if inner is not None and not many:
+            names |= environment_names(inner, own + "__")
+    return names
+
+
+def unknown_environment(names: list[str]) -> list[str]:
+    """One sentence for each WIRE_ name that sets nothing, with the nearest real name: a
+    misspelt WIRE_SERVICE__DATABASE_URL is refused rather than silently ignored."""
+    known = environment_names()
+
+    def nearest(name: str) -> str:
+        near = closest(name.upper(), known)
+        return f"did you mean {near}?" if near else "config/wire.example.toml lists the settings"
+
+    return [
+        f"{name}: not a setting of the Wire; {nearest(name)}"
+        for name in sorted(set(names))
+        if name.upper().startswith("WIRE_")
+        and name.upper() not in known
+        and name.upper() not in OTHER_NAMES
+        and not name.upper().startswith(OTHER_PREFIXES)
+    ]
 
 
 def _dotenv(env_file: str | Path | None) -> dict[str, str | None]:

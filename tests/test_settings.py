@@ -325,3 +325,32 @@ async def test_subscriptions_as_code_are_seeded_at_start_once(tmp_path: Path) ->
     with pytest.raises(ConfigError) as caught:
         await Service.start(settings=wrong, config=projects, platforms={})
     assert str(caught.value).startswith("[[subscriptions]] 'nope' for slack #C1: ")
+
+
+def test_a_misspelt_environment_name_is_refused_with_the_nearest_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("WIRE_SERVICE__DATABASE_URL", "sqlite+aiosqlite:///elsewhere.db")
+    (tmp_path / ".env").write_text("WIRE_SLAK__BOT_TOKEN=xoxb-1\nWIRE_NOTHING_LIKE_IT=1\n")
+    assert problems() == [
+        "WIRE_NOTHING_LIKE_IT: not a setting of the Wire; "
+        "config/wire.example.toml lists the settings",
+        "WIRE_SERVICE__DATABASE_URL: not a setting of the Wire; did you mean WIRE_DATABASE_URL?",
+        "WIRE_SLAK__BOT_TOKEN: not a setting of the Wire; did you mean WIRE_SLACK__BOT_TOKEN?",
+    ]
+
+
+def test_real_names_nested_names_and_the_wires_other_names_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, value in {
+        "WIRE_DATABASE_URL": "sqlite+aiosqlite:///x.db",
+        "WIRE_ACKS__ONCALL__SLACK": "@oncall",
+        "WIRE_DELIVERY__MAX_ATTEMPTS": "3",
+        "WIRE_CONFIG": "",
+        "WIRE_CACHE_DIR": "/tmp",
+        "WIRE_TEST_POSTGRES_URL": "postgresql://x",
+    }.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings()
+    assert settings.acks.oncall.slack == "@oncall" and settings.delivery.max_attempts == 3
