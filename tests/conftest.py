@@ -12,6 +12,7 @@ import io
 import logging
 import os
 import secrets
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 
@@ -75,9 +76,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
         terminalreporter.write_sep("-", "why, from the description")
         terminalreporter.write_line(why_table())
-    terminalreporter.config.stash[NOT_EXERCISED] = not_exercised(
-        terminalreporter.stats.get("skipped", [])
-    )
+    skipped = terminalreporter.stats.get("skipped", [])
+    if lines := skip_lines(skipped):
+        terminalreporter.write_sep("=", "skipped, by reason")
+        for line in lines:
+            terminalreporter.write_line(line)
+    terminalreporter.config.stash[NOT_EXERCISED] = not_exercised(skipped)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -89,12 +93,25 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         reporter.write_line(line, yellow=True, bold=True)
 
 
+def _skip_reason(report: pytest.TestReport) -> str:
+    reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def skip_lines(skipped: list[pytest.TestReport]) -> list[str]:
+    """One line per reason a test skipped, most frequent first: "SKIPPED (93)
+    WIRE_TEST_POSTGRES_URL is not set" rather than a line for each of the 93 tests (pytest's
+    own `-rs` lists every test location, which buries the summary)."""
+    counts = Counter(_skip_reason(r) for r in skipped if r.skipped)
+    return [f"SKIPPED ({n}) {reason}" for reason, n in counts.most_common()]
+
+
 def not_exercised(skipped: list[pytest.TestReport]) -> str | None:
     """One line naming what the skipped tests needed and did not find, with the command that
     installs it: "PostgreSQL and browser tests skipped (42): run `bash .ci/run`, …"."""
     counts = dict.fromkeys(MISSING_PARTS, 0)
     for report in skipped:
-        reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+        reason = _skip_reason(report)
         for part, signs in MISSING_PARTS.items():
             if any(sign in reason for sign in signs):
                 counts[part] += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import not_exercised
+from tests.conftest import not_exercised, skip_lines
 
 
 def skipped(reason: str) -> pytest.TestReport:
@@ -37,3 +37,12 @@ def test_one_missing_part_and_other_skips() -> None:
 def test_says_nothing_when_every_part_was_there() -> None:
     assert not_exercised([skipped("not on this platform")]) is None
     assert not_exercised([]) is None
+
+
+def test_skips_are_one_line_per_reason_most_frequent_first() -> None:
+    reports = [skipped("WIRE_TEST_POSTGRES_URL is not set") for _ in range(93)]
+    reports += [skipped("no Chromium installed") for _ in range(6)]
+    assert skip_lines(reports) == [
+        "SKIPPED (93) WIRE_TEST_POSTGRES_URL is not set",
+        "SKIPPED (6) no Chromium installed",
+    ]
