@@ -83,6 +83,35 @@ def test_sigterm_stops_the_service_cleanly_after_the_story(env: dict[str, str]) 
     assert "wire.service: stopped" in err
 
 
+def test_a_second_run_says_the_demo_window_went_out_already(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    assert wire("run", "--once", *DEMO, env=env).returncode == 0
+    service = subprocess.Popen(
+        [*WIRE, "run", *DEMO], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert service.stderr is not None
+        seen = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = service.stderr.readline()
+            seen.append(line)
+            if "already delivered" in line or not line:
+                break
+        service.send_signal(signal.SIGTERM)
+        service.communicate(timeout=20)
+    finally:
+        if service.poll() is None:
+            service.kill()
+            service.wait()
+    said = [line.strip() for line in seen if "already delivered" in line]
+    assert said == [
+        "the demo window (2026-05-25 00:00 – 2026-05-27 00:00 UTC) was already delivered to "
+        f"#demo; `rm {tmp_path / 'wire.db'}` to see it again"
+    ], "".join(seen)
+
+
 def test_console_commands_against_the_demo(env: dict[str, str]) -> None:
     done = wire(
         "console",

@@ -7,6 +7,7 @@ one of them runs, so the digest commands never load the service, SQLAlchemy or a
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from collections.abc import Awaitable
@@ -21,6 +22,7 @@ from sqlalchemy import text
 from bot import logs
 from bot.app import run_once
 from bot.app.cli_options import DEFAULT_CONFIGS, ConfigOption, fail, resolve_config
+from bot.app.replayed import already_delivered
 from bot.app.resilience import start_when_database_answers
 from bot.app.service import Service
 from bot.app.terminal import Interrupts, announce_start
@@ -31,6 +33,8 @@ from bot.delivery.platform import ConsolePlatform, render_text
 from bot.settings import Settings, load_settings
 from bot.store import Store, upgrade_database
 from digest.errors import WireError
+
+log = logging.getLogger("wire.service")
 
 commands = typer.Typer()
 db_app = typer.Typer(help="The database: migrations.", no_args_is_help=True)
@@ -85,6 +89,8 @@ async def _run(settings: Settings, config: Path | None, *, once: bool) -> int:
             if not stop.is_set():  # the banner names where the web server listens
                 await service.start_frontends()
                 announce_start(settings, service)
+                for line in await already_delivered(settings, service.store):
+                    logs.announce(log, "already_delivered", text=line)
             await service.run(stop)
             interrupts.stopped()
             return 0
