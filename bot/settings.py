@@ -95,7 +95,7 @@ _toml_values: ContextVar[dict[str, Any] | None] = ContextVar("_toml_values", def
 class Settings(BaseSettings):
     """Everything the service needs besides the project list (see `digest.config`).
 
-    The fields up to `tick_interval` are the [service] table (WIRE_<KEY>); each model field
+    The fields up to `heartbeat_file` are the [service] table (WIRE_<KEY>); each model field
     after them is a table of its own (WIRE_<TABLE>__<KEY>, or WIRE_<TABLE> as JSON).
     """
 
@@ -124,6 +124,9 @@ class Settings(BaseSettings):
     misfire_grace: Duration = timedelta(hours=1)
     # How often the scheduler's pass runs: leadership, channel schedules, due work, reminders.
     tick_interval: Duration = timedelta(minutes=1)
+    # Where `wire run` writes its heartbeat for `wire health`; default: beside the SQLite
+    # database, else var/heartbeat.json (see `bot.app.heartbeat`).
+    heartbeat_file: Path | None = None
     http: HttpSettings = HttpSettings()
     delivery: DeliverySettings = DeliverySettings()
     acks: AckSettings = AckSettings()

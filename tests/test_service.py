@@ -146,8 +146,37 @@ def test_console_exits_0_when_every_command_worked(env: dict[str, str]) -> None:
 def test_health_and_db_upgrade(env: dict[str, str]) -> None:
     upgraded = wire("db", "upgrade", *DEMO, env=env)
     assert upgraded.returncode == 0 and "is up to date" in upgraded.stdout
-    assert wire("health", *DEMO, env=env).returncode == 0
+    assert wire("health", "--database", *DEMO, env=env).returncode == 0
+    idle = wire("health", *DEMO, env=env)  # the database answers, but no service runs
+    assert idle.returncode == 1 and "the service is not running here" in idle.stderr
     down = env | {"WIRE_DATABASE_URL": "postgresql+asyncpg://nobody:x@127.0.0.1:9/none"}
-    unhealthy = wire("health", *DEMO, env=down)
+    unhealthy = wire("health", "--database", *DEMO, env=down)
     assert unhealthy.returncode == 1 and "unhealthy" in unhealthy.stderr
     assert "nobody:x" not in unhealthy.stderr
+
+
+@pytest.mark.parametrize("web", ["true", "false"])
+def test_health_checks_what_the_running_service_runs(env: dict[str, str], web: str) -> None:
+    """With the archive on, `wire health` asks the heartbeat and /healthz; with no web server
+    at all (Socket Mode, Discord only) the heartbeat alone, and it is healthy all the same."""
+    env = env | {"WIRE_WEB__ENABLED": web, "WIRE_WEB__METRICS": web}
+    service = subprocess.Popen(
+        [*WIRE, "run", *DEMO], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 30
+        checked = wire("health", *DEMO, env=env)
+        while checked.returncode != 0 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            checked = wire("health", *DEMO, env=env)
+        assert checked.returncode == 0 and checked.stdout.strip() == "ok", checked.stderr
+        if web == "false":
+            assert wire("health", "--http", *DEMO, env=env).returncode == 1
+        service.send_signal(signal.SIGTERM)
+        service.communicate(timeout=20)
+    finally:
+        if service.poll() is None:
+            service.kill()
+            service.wait()
+    stopped = wire("health", *DEMO, env=env)
+    assert stopped.returncode == 1 and "the service is not running here" in stopped.stderr

@@ -25,6 +25,7 @@ import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TextIO
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -32,7 +33,9 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import metrics
 from bot.app.frontends import Frontends, Site
+from bot.app.heartbeat import heartbeat_path, remove_beat, write_beat
 from bot.app.resilience import describe_failure, keep_delivering
+from bot.app.terminal import local
 from bot.chat.adapters import Adapter, Hub, adapters_for
 from bot.commands.handlers import Commands
 from bot.commands.replies import Context
@@ -250,9 +253,23 @@ class Service:
                 jobs.shutdown(wait=False)
             await delivering  # the post in flight finishes; the rest is released
             await self.stop_frontends()
+            remove_beat(self.heartbeat)
+
+    @property
+    def heartbeat(self) -> Path:
+        """Where this service's heartbeat is written (see `bot.app.heartbeat`)."""
+        return heartbeat_path(self.settings.database_url, self.settings.heartbeat_file)
+
+    def beat(self) -> None:
+        """Write the heartbeat `wire health` reads: now, this process, the web server."""
+        try:
+            write_beat(self.heartbeat, url=local(self.web_url) if self.web_url else None)
+        except OSError as error:  # health then says so; the service itself is fine
+            log.warning("cannot write the heartbeat at %s: %s", self.heartbeat, error)
 
     async def tick(self) -> None:
         """Lead if possible; as leader keep the cron jobs in line and do the due work."""
+        self.beat()
         async with self._busy:
             if self._stop.is_set():
                 return

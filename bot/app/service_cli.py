@@ -10,6 +10,7 @@ import asyncio
 import logging
 import os
 import sys
+import time
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Annotated
@@ -22,6 +23,7 @@ from sqlalchemy import text
 from bot import logs
 from bot.app import run_once
 from bot.app.cli_options import DEFAULT_CONFIGS, ConfigOption, fail, resolve_config
+from bot.app.heartbeat import beat_problem, heartbeat_path, read_beat
 from bot.app.replayed import already_delivered
 from bot.app.resilience import start_when_database_answers
 from bot.app.service import Service
@@ -215,15 +217,18 @@ def deliveries(
 @commands.command()
 def health(
     config: ConfigOption = None,
+    database: Annotated[
+        bool, typer.Option("--database", help="Check only that the database answers.")
+    ] = False,
     http: Annotated[
         bool,
         typer.Option(
-            "--http",
-            help="Ask the running service's GET /healthz on [http] port instead of the database.",
+            "--http", help="Check only the running service's GET /healthz on [http] port."
         ),
     ] = False,
 ) -> None:
-    """Exit 0 when the database (with --http: the running service's /healthz) answers, else 1."""
+    """Exit 0 when what the service runs is healthy: the database answers, the scheduler
+    ticked lately, and GET /healthz answers 200 when it serves HTTP; else 1, saying why."""
     settings = _settings(config, chat=False)
 
     async def ping() -> None:
@@ -232,18 +237,32 @@ def health(
 
     try:
         if http:
-            _healthz(settings.http.port)
+            _healthz(f"http://127.0.0.1:{settings.http.port}")
         else:
             asyncio.run(asyncio.wait_for(ping(), timeout=10))
+            if not database:
+                _running(settings)
     except Exception as error:  # any failure means unhealthy
         Console(stderr=True, highlight=False).print(f"unhealthy: {error}", markup=False)
         raise typer.Exit(1) from None
     print("ok")
 
 
-def _healthz(port: int) -> None:
+def _running(settings: Settings) -> None:
+    """Raise unless the service's heartbeat is fresh and, when it serves HTTP, /healthz
+    answers 200 (see `bot.app.heartbeat`)."""
+    path = heartbeat_path(settings.database_url, settings.heartbeat_file)
+    beat = read_beat(path)
+    tick = settings.tick_interval.total_seconds()
+    if problem := beat_problem(beat, path=path, now=time.time(), tick_seconds=tick):
+        raise RuntimeError(problem)
+    if beat is not None and beat.url:
+        _healthz(beat.url)
+
+
+def _healthz(server: str) -> None:
     """GET the local service's /healthz; raise with its answer unless it is 200."""
-    url = f"http://127.0.0.1:{port}/healthz"
+    url = f"{server.rstrip('/')}/healthz"
     try:
         answer = httpx.get(url, timeout=10)
     except httpx.HTTPError as error:
