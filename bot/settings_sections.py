@@ -131,9 +131,16 @@ class RealtimeSettings(_Section):
     [github] webhook_secret is set). A repository whose webhook delivered nothing for
     `webhook_fresh_for` is polled every `poll_interval` instead (unless `polling` is off).
     A change that landed longer than `max_age` ago is left to the digest.
+
+    At most `webhook_concurrency` delivery bodies are read at once, each of at most
+    `webhook_max_body` bytes (GitHub's own cap, 25 MB, by default); a delivery that finds
+    no place within `webhook_wait` seconds is answered 503 with Retry-After.
     """
 
     path: str = Field(default="/github/webhook", pattern=r"^/\S*$")
+    webhook_max_body: int = Field(default=25 * 1024 * 1024, ge=1, le=25 * 1024 * 1024)
+    webhook_concurrency: int = Field(default=4, ge=1)
+    webhook_wait: float = Field(default=1.0, ge=0)
     poll_interval: Duration = timedelta(minutes=2)
     polling: bool = True
     webhook_fresh_for: Duration = timedelta(hours=6)

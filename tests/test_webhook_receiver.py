@@ -4,10 +4,13 @@ reads the store back."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import uuid
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 from aiohttp import web
 from pydantic import SecretStr
@@ -51,6 +54,57 @@ async def served(store: Store) -> AsyncIterator[tuple[WebhookSender, Store]]:
     async with WebhookSender(f"http://{host}:{port}{PATH}") as sender:
         yield sender, store
     await runner.cleanup()
+
+
+@pytest.fixture
+async def receiving(store: Store) -> AsyncIterator:
+    """Serve a receiver built with the given limits; yields a function returning its
+    (host, port)."""
+    runners: list[web.AppRunner] = []
+
+    async def start(**limits: float) -> tuple[str, int]:
+        app = web.Application()
+        receiver = WebhookReceiver(store=store, secret=SecretStr(SECRET), path=PATH, **limits)
+        receiver.mount(app)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        runners.append(runner)
+        return runner.addresses[0][:2]
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
+
+
+async def _start_delivery(
+    host: str, port: int, *, length: int, sent: bytes, signature: str | None
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Open a connection and send a delivery's headers and the first `sent` bytes of a body
+    of `length` bytes, as a client on a slow line (or one that will never finish)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    lines = [
+        f"POST {PATH} HTTP/1.1",
+        "Host: wire",
+        "X-GitHub-Event: ping",
+        f"X-GitHub-Delivery: {uuid.uuid4()}",
+        f"Content-Length: {length}",
+    ]
+    if signature is not None:
+        lines.append(f"X-Hub-Signature-256: {signature}")
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + sent)
+    await writer.drain()
+    return reader, writer
+
+
+async def _status_within(reader: asyncio.StreamReader, seconds: float) -> int | None:
+    """The status line's code the server answers within `seconds`, or None."""
+    try:
+        async with asyncio.timeout(seconds):
+            line = await reader.readline()
+    except TimeoutError:
+        return None
+    return int(line.split()[1]) if line else None
 
 
 def test_the_signature_is_githubs_hmac_sha256_and_nothing_else_passes() -> None:
@@ -166,14 +220,14 @@ async def test_malformed_bodies_are_400_with_a_log_line(served, caplog) -> None:
     assert sum((await store.webhooks.counts()).values()) == 0
 
 
-async def test_a_body_over_25_mb_is_400_and_not_stored(served, caplog) -> None:
+async def test_a_body_over_25_mb_is_413_and_not_stored(served, caplog) -> None:
     sender, store = served
     caplog.set_level(logging.INFO, logger="wire.realtime")
     payload = ping("pytorch/ci-infra")
     payload["zen"] = "x" * MAX_BODY
     body = json.dumps(payload).encode()
     status, delivery = await sender.send("ping", body)
-    assert status == 400 and await store.webhooks.get(delivery) is None
+    assert status == 413 and await store.webhooks.get(delivery) is None
     assert "over 26214400 bytes" in caplog.text
     # exactly at the cap is fine
     payload["zen"] = ""
@@ -203,3 +257,66 @@ async def test_deliveries_are_counted_by_event_and_outcome(served) -> None:
     assert count("pull_request", "duplicate") == 1
     assert count("unverified", "refused") == 1
     assert count("ping", "ignored") == 1
+
+
+async def test_an_unsigned_delivery_is_401_before_its_body_is_read(receiving) -> None:
+    host, port = await receiving()
+    for signature in (None, "sha1=" + "0" * 40, "sha256=not-hex"):
+        reader, writer = await _start_delivery(
+            host, port, length=10_000_000, sent=b"{" * 1000, signature=signature
+        )
+        # the other 9,999,000 bytes never come: the answer cannot wait for them
+        assert await _status_within(reader, 2) == 401, signature
+        writer.close()
+
+
+async def test_a_body_over_the_limit_is_413_by_its_length_or_once_read_past_it(
+    receiving, store
+) -> None:
+    payload = ping("pytorch/ci-infra")
+    limit = len(json.dumps(payload).encode()) + 100
+    host, port = await receiving(max_body=limit)
+    reader, writer = await _start_delivery(
+        host, port, length=limit + 1, sent=b"", signature="sha256=" + "0" * 64
+    )
+    assert await _status_within(reader, 2) == 413  # the length says so: nothing is read
+    writer.close()
+    async with WebhookSender(f"http://{host}:{port}{PATH}") as sender:
+        status, fits = await sender.send("ping", payload)
+        assert status == 202 and await store.webhooks.get(fits) is not None
+        payload["zen"] = "x" * 200
+        status, delivery = await sender.send("ping", json.dumps(payload).encode())
+        assert status == 413 and await store.webhooks.get(delivery) is None
+
+        async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: chunked
+            for _ in range(10):
+                yield b"x" * limit
+
+        headers = {"X-Hub-Signature-256": "sha256=" + "0" * 64}
+        async with (
+            aiohttp.ClientSession() as http,
+            http.post(sender.url, data=chunks(), headers=headers) as answer,
+        ):
+            assert answer.status == 413
+
+
+async def test_at_most_n_bodies_are_read_at_once_and_one_more_is_told_to_retry(
+    receiving, store
+) -> None:
+    host, port = await receiving(concurrency=2, wait=0.2)
+    forged = "sha256=" + "0" * 64
+    slow = [
+        await _start_delivery(host, port, length=100_000, sent=b"{" * 100, signature=forged)
+        for _ in range(2)
+    ]
+    await asyncio.sleep(0.1)  # both are being read
+    async with WebhookSender(f"http://{host}:{port}{PATH}") as sender:
+        url = sender.url
+        async with aiohttp.ClientSession() as http:
+            async with http.post(url, data=b"{}", headers={"X-Hub-Signature-256": forged}) as busy:
+                assert busy.status == 503 and int(busy.headers["Retry-After"]) > 0
+            for _, writer in slow:  # the slow senders give up: their places come back
+                writer.close()
+            await asyncio.sleep(0.1)
+        status, delivery = await sender.send("ping", ping("pytorch/ci-infra"))
+        assert status == 202 and await store.webhooks.get(delivery) is not None

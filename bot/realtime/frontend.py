@@ -50,7 +50,15 @@ class Realtime:
         )
         secret = settings.github.webhook_secret
         self.receiver = (
-            WebhookReceiver(store=store, secret=secret, path=options.path, wake=self.processor.wake)
+            WebhookReceiver(
+                store=store,
+                secret=secret,
+                path=options.path,
+                wake=self.processor.wake,
+                max_body=options.webhook_max_body,
+                concurrency=options.webhook_concurrency,
+                wait=options.webhook_wait,
+            )
             if secret is not None and secret.get_secret_value()
             else None
         )
