@@ -150,12 +150,11 @@ def test_banner_story_then_quiet_until_one_ctrl_c(demo: Path, start, tmp_path: P
     )
 
     banner = wire.stderr()
-    port = re.fullmatch(r"  server     listening on http://127\.0\.0\.1:(\d+)", banner[2])
-    assert port is not None, banner
+    port = re.fullmatch(r"  archive    http://127\.0\.0\.1:(\d+)", banner[1])
+    assert port is not None and port.group(1) != "0", banner
     assert banner == [
         "The Wire is running.",
-        "  archive    http://127.0.0.1:3000",  # the demo's [web] public_url
-        f"  server     listening on http://127.0.0.1:{port.group(1)}",
+        f"  archive    http://127.0.0.1:{port.group(1)}",  # the address served, port 0's too
         "  platforms  console",
         "  channels   console #demo follows executorch, ci-infra",
         f"  database   {tmp_path / 'wire.db'} at revision {head_revision()}",
@@ -163,6 +162,9 @@ def test_banner_story_then_quiet_until_one_ctrl_c(demo: Path, start, tmp_path: P
     ]
     out = wire.stdout()
     assert out[:3] == ["", "#demo", out[2]] and out[2].startswith(HEADLINE)
+    read_at = [line for line in out if line.startswith("Read it at ")]
+    assert len(read_at) == 1, out  # the story's page, at the address actually served
+    assert read_at[0].startswith(f"Read it at http://127.0.0.1:{port.group(1)}/stories/")
     assert sum(line.startswith("#") for line in out) == 1  # one story, then nothing
     assert wire.out[-1][0] < time.monotonic() - QUIET
 
@@ -181,7 +183,8 @@ def test_json_lines_only(demo: Path, start) -> None:
     records = [json.loads(line) for line in wire.stderr()]
     running, stopping = records
     assert running["event"] == "running" and running["logger"] == "wire.service"
-    assert running["archive"] == "http://127.0.0.1:3000"
+    assert re.fullmatch(r"http://127\.0\.0\.1:[1-9]\d*", running["archive"]), running
+    assert "server" not in running  # the archive is the address served
     assert running["platforms"] == ["console"] and running["revision"] == head_revision()
     assert running["channels"] == [
         {

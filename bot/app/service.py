@@ -212,8 +212,11 @@ class Service:
 
     async def start_frontends(self) -> None:
         """Start the front ends this replica may run and, if any mounted routes, the web
-        server (see `bot.app.frontends`)."""
+        server (see `bot.app.frontends`). Without `[web] public_url`, stories link to the
+        archive at the address actually served (its port may be 0 in the settings)."""
         await self.frontends.open()
+        if self.settings.web.public_url is None and self.settings.web.enabled and self.web_url:
+            self.worker.public_url = local(self.web_url)
 
     async def stop_frontends(self) -> None:
         """Close the front ends and the web server; safe to call twice."""

@@ -73,7 +73,7 @@ def banner_facts(settings: Settings, service: Service) -> dict[str, Any]:
     """What the banner says: where the archive and the web server are, the platforms, the
     seeded channels and what they follow, the database and its migration."""
     server = local(service.web_url) if service.web_url else None
-    public = settings.web.public_url
+    public = service.worker.public_url  # [web] public_url, else the address served
     facts: dict[str, Any] = {}
     if settings.web.enabled and (public or server):
         facts["archive"] = public or server
