@@ -12,7 +12,8 @@ CHAOS_ROUNDS ?= 5
 $(VENV): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	# PYTHONWARNINGS: setuptools prints a 9-line notice on every editable install, --quiet or not
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet -e '.[dev]'
 	touch $(VENV)
 
 run: $(VENV)
