@@ -86,7 +86,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
         base = None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            found = [re.search(r"listening on (http://\S+)", line) for line in list(lines)]
+            found = [re.search(r"archive +(http://\S+)", line) for line in list(lines)]
             base = next((m.group(1) for m in found if m), None)
             if base:
                 with urllib.request.urlopen(base + "/") as response:
@@ -129,6 +129,25 @@ def test_the_list_shows_the_demo_story_and_clicking_opens_its_page(archive, page
     page.wait_for_url(base + href)
     assert re.fullmatch(r"/stories/story_[0-9a-f]+", href)
     assert HEADLINE in page.locator("h1").inner_text()
+
+
+def test_a_story_page_unfurls_into_its_headline_and_lede(archive, page) -> None:
+    base, hostile_id = archive
+    page.goto(base + "/")
+    page.get_by_role("link", name=re.compile(HEADLINE)).click()
+    page.wait_for_url(re.compile(r".*/stories/story_[0-9a-f]+$"))
+
+    def meta(key: str) -> str | None:
+        attribute = "name" if key.startswith("twitter:") or key == "description" else "property"
+        return page.locator(f'meta[{attribute}="{key}"]').get_attribute("content")
+
+    lede = page.locator("p.lede").inner_text()
+    assert meta("og:title") == meta("twitter:title") == page.locator("h1").inner_text()
+    assert meta("og:description") == meta("twitter:description") == meta("description") == lede
+    assert meta("og:url") == page.url == page.locator('link[rel="canonical"]').get_attribute("href")
+    assert meta("og:site_name") == "The Wire" and meta("twitter:card") == "summary"
+    page.goto(f"{base}/stories/{hostile_id}")  # the hostile headline stays a value
+    assert meta("og:title") == HOSTILE and page.evaluate("window.__pwned") is None
 
 
 def test_citation_3_jumps_to_reference_3(archive, page) -> None:

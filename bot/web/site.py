@@ -6,7 +6,9 @@
     GET /static/archive.css       the one stylesheet
 
 Pages are server-rendered from Jinja2 templates with autoescaping on everything and no
-script at all; every response carries a strict Content-Security-Policy. Stories of
+script at all; a story's page carries Open Graph and Twitter card tags (headline, lede,
+canonical address), so a link pasted into Slack or Discord unfurls into its headline and
+lede; every response carries a strict Content-Security-Policy. Stories of
 private projects, and of repositories withdrawn from chat because GitHub stopped calling
 them public, are neither listed nor served (404, as if absent) without the token (see
 `bot.web.access` and `bot.schedule.withdrawal`).
@@ -24,7 +26,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from bot.settings import WebSettings
 from bot.store import ArchivePage, Store
 from bot.web.access import Access
-from bot.web.views import story_view, summary_view
+from bot.web.views import link_card, story_view, summary_view
 from digest.config import Project, WireConfig
 from digest.model import Story
 
@@ -206,7 +208,14 @@ class ArchiveSite:
             return self._not_found(request)
         acks = await self.store.acks.for_items([item.id for item in story.action_items])
         view = story_view(story, config=self.config, acks=acks)
-        return self.render(request, "story.html", title=story.headline, story=view)
+        card = link_card(story, base=self._base_url(request))
+        return self.render(request, "story.html", title=story.headline, story=view, card=card)
+
+    def _base_url(self, request: web.Request) -> str:
+        """Where readers reach the archive: `[web] public_url`, else this request's origin."""
+        if self.settings.public_url is not None:
+            return str(self.settings.public_url).rstrip("/")
+        return str(request.url.origin())
 
     async def story_as_json(self, request: web.Request) -> web.Response:
         """The story's JSON contract (see `story_json`)."""

@@ -172,3 +172,17 @@ def _summary_fields(story: Story, config: WireConfig) -> dict[str, Any]:
         "projects": project_names(story, config),
         "topic": story.topic,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class LinkCard:
+    """What a chat app shows for a pasted story link: Open Graph and Twitter card values."""
+
+    title: str
+    description: str
+    url: str
+
+
+def link_card(story: Story, *, base: str) -> LinkCard:
+    """The card of `story` whose archive is at `base`: the headline, the lede, the page."""
+    return LinkCard(title=story.headline, description=story.lede, url=f"{base}/stories/{story.id}")
