@@ -5,14 +5,20 @@ HTTP mode (the default): Slack POSTs events, commands and interactivity to
 `settings.slack.path` on the service's web server; any replica behind a load balancer can
 answer. Socket Mode (`settings.slack.app_token` set): the app opens a WebSocket to Slack
 instead and serves nothing over HTTP.
+
+Over HTTP each request passes `bot.slack.inbound.admit` before bolt sees it: one not signed
+by Slack within five minutes is answered 401, a signed one whose body is not a payload of a
+shape Slack sends 400, each with one warning and no traceback; a body over the web
+server's limit (1 MiB) gets 413 from aiohttp.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
@@ -22,6 +28,7 @@ from bot.errors import SettingsError
 from bot.settings import Settings
 from bot.slack.app import build_app
 from bot.slack.escape import is_user_group_id
+from bot.slack.inbound import Refused, admit
 from bot.slack.platform import SlackPlatform, slack_client
 
 log = logging.getLogger("wire.slack")
@@ -95,7 +102,19 @@ class SlackAdapter:
     async def _serve(self, request: web.Request) -> web.Response:
         if self.bolt is None:  # the web server starts just before the front end
             return web.Response(status=503, text="starting")
-        response = await self.bolt.async_dispatch(await to_bolt_request(request))
+        body = await request.read()
+        try:
+            admitted = admit(
+                request.headers,
+                body,
+                query=request.query_string,
+                secret=self._signing_secret,
+                now=time.time(),
+            )
+        except Refused as refusal:
+            log.warning("Slack request refused (%d): %s", refusal.status, refusal.why)
+            return web.json_response({"error": refusal.why}, status=refusal.status)
+        response = await self.bolt.async_dispatch(admitted)
         return await to_aiohttp_response(response)
 
     async def start(self, hub: Hub) -> None:

@@ -4,9 +4,12 @@ reactions, answering through the shared command layer (`Hub`).
 Pure translation at the edge, SDK wiring kept small: `command_context`, `reply_payloads`,
 `button_ack` and `is_ack_reaction` turn Slack payloads into neutral values and replies into
 response_url messages, without a network; `build_app` registers three listeners that call
-them. Bolt verifies every request's signature (HMAC-SHA256 of `v0:{timestamp}:{body}` with
-the signing secret, timestamps older than five minutes refused with 401), answers
-`url_verification` and ignores the app's own events (its ✅ reactions included).
+them. Over HTTP, `bot.slack.inbound` lets through only requests Slack signed whose payload
+has a shape Slack sends (401 and 400 otherwise); bolt verifies the signature again (HMAC-
+SHA256 of `v0:{timestamp}:{body}` with the signing secret, at most five minutes old),
+answers `url_verification` and ignores the app's own events (its ✅ reactions included).
+A request no listener takes gets bolt's 404 and one warning; a listener's failure is one
+error line, never a traceback.
 
 Slack wants an ack within three seconds: each listener acks first, and bolt runs the rest
 after the HTTP response (or the Socket Mode envelope ack) has gone.
@@ -14,12 +17,14 @@ after the HTTP response (or the Socket Mode envelope ack) has gone.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.error import BoltUnhandledRequestError
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -105,17 +110,26 @@ def reply_payloads(reply: Reply) -> list[dict[str, Any]]:
     return [_payload(chunk, text, response_type) for chunk in chunks]
 
 
+def _object(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def button_ack(body: Mapping[str, Any], action: Mapping[str, Any]) -> AckRequest | None:
-    """The ack a `block_actions` press of Acknowledge asks for (None when it names none)."""
-    user = body.get("user") or {}
-    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get(
-        "channel_id"
+    """The ack a `block_actions` press of Acknowledge asks for (None when it names none, or
+    names it in other types than Slack sends)."""
+    user = _object(body.get("user"))
+    channel = _text(_object(body.get("channel")).get("id")) or _text(
+        _object(body.get("container")).get("channel_id")
     )
-    item_id, user_id = action.get("value"), user.get("id")
+    item_id, user_id = _text(action.get("value")), _text(user.get("id"))
     if not (item_id and channel and user_id):
         return None
-    name = user.get("name") or user.get("username") or user_id
-    return AckRequest(item_id=str(item_id), channel=str(channel), user_id=user_id, user_name=name)
+    name = _text(user.get("name")) or _text(user.get("username")) or user_id
+    return AckRequest(item_id=item_id, channel=channel, user_id=user_id, user_name=name)
 
 
 def is_ack_reaction(reaction: str) -> bool:
@@ -147,21 +161,45 @@ class UserNames:
         return name
 
 
+@contextlib.contextmanager
+def failures_logged(kind: str) -> Iterator[None]:
+    """Around a listener's work after its ack: a failure is one error line, not raised.
+
+    bolt must not see it: its runner, told of a failure in the moment the ack is given (a
+    response_url that is no URL fails at once), forgets the ack, waits out Slack's three
+    seconds and answers 404 with two more warnings."""
+    try:
+        yield
+    except Exception as error:
+        log.error("Slack %s failed: %s: %s", kind, type(error).__name__, error)
+
+
 def build_app(*, client: AsyncWebClient, signing_secret: str, hub: Hub) -> AsyncApp:
     """The bolt app of The Wire: `/wire`, the Acknowledge button and ✅ reactions."""
-    app = AsyncApp(client=client, signing_secret=signing_secret, logger=log)
+    # unhandled requests reach `log_error` (one line) instead of bolt's many-line warning
+    app = AsyncApp(
+        client=client,
+        signing_secret=signing_secret,
+        logger=log,
+        raise_error_for_unhandled_request=True,
+    )
     names = UserNames(client)
 
     @app.command(COMMAND)
     async def wire_command(ack, body, respond) -> None:
         await ack()
-        reply = await hub.commands.handle(command_text(body), context=command_context(body))
-        for payload in reply_payloads(reply):
-            await respond(**payload)
+        with failures_logged(COMMAND):
+            reply = await hub.commands.handle(command_text(body), context=command_context(body))
+            for payload in reply_payloads(reply):
+                await respond(**payload)
 
     @app.action(ACK_ACTION_ID)
     async def acknowledge_button(ack, body, action, respond) -> None:
         await ack()
+        with failures_logged("Acknowledge button"):
+            await _press(body, action, respond)
+
+    async def _press(body, action, respond) -> None:
         request = button_ack(body, action)
         if request is None:
             return
@@ -179,14 +217,19 @@ def build_app(*, client: AsyncWebClient, signing_secret: str, hub: Hub) -> Async
             await respond(text=answer, response_type="ephemeral", replace_original=False)
 
     @app.event("reaction_added")
-    async def acknowledge_reaction(event) -> None:
-        item = event.get("item") or {}
+    async def acknowledge_reaction(event) -> None:  # bolt acks events before this runs
+        with failures_logged("reaction_added"):
+            await _reaction(event)
+
+    async def _reaction(event) -> None:
+        item = _object(event.get("item"))
         if not is_ack_reaction(str(event.get("reaction") or "")) or item.get("type") != "message":
             return
-        channel, ts, user_id = item.get("channel"), item.get("ts"), event.get("user")
+        channel, ts = _text(item.get("channel")), _text(item.get("ts"))
+        user_id = _text(event.get("user"))
         if not (channel and ts and user_id):
             return
-        found = await hub.store.acks.find_message(str(ts), platform="slack", channel=channel)
+        found = await hub.store.acks.find_message(ts, platform="slack", channel=channel)
         if found is None:
             return  # not an action item's message
         await hub.acknowledge(
@@ -199,7 +242,12 @@ def build_app(*, client: AsyncWebClient, signing_secret: str, hub: Hub) -> Async
 
     @app.error
     async def log_error(error: Exception, body: dict) -> None:
-        kind = body.get("type") or body.get("command") or "request"
+        """What bolt itself raised before a listener ran; one line."""
+        named = str(body.get("type") or body.get("command") or "request")[:100]
+        kind = "".join(c if c.isprintable() else "?" for c in named)  # one line, always
+        if isinstance(error, BoltUnhandledRequestError):
+            log.warning("Slack %s not handled: no listener takes it", kind)
+            return  # bolt answers 404
         log.error("Slack %s failed: %s: %s", kind, type(error).__name__, error)
 
     return app
