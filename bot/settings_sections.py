@@ -139,7 +139,7 @@ class RealtimeSettings(_Section):
 
     path: str = Field(default="/github/webhook", pattern=r"^/\S*$")
     webhook_max_body: int = Field(default=25 * 1024 * 1024, ge=1, le=25 * 1024 * 1024)
-    webhook_concurrency: int = Field(default=4, ge=1)
+    webhook_concurrency: int = Field(default=2, ge=1)
     webhook_wait: float = Field(default=1.0, ge=0)
     poll_interval: Duration = timedelta(minutes=2)
     polling: bool = True
