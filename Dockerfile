@@ -32,7 +32,8 @@ ENV PATH=/opt/wire/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     WIRE_CONFIG=/app/config/demo.toml \
-    WIRE_DATABASE_URL=sqlite+aiosqlite:////app/var/wire.db
+    WIRE_DATABASE_URL=sqlite+aiosqlite:////app/var/wire.db \
+    WIRE_HTTP__HOST=0.0.0.0
 
 RUN groupadd --system --gid 10001 wire \
  && useradd --system --uid 10001 --gid wire --home-dir /app --shell /usr/sbin/nologin wire
@@ -47,6 +48,8 @@ USER wire
 VOLUME ["/app/var"]
 
 # Slack's events, /wire and buttons arrive here in HTTP mode; GET /healthz answers too.
+# The service binds loopback by default; WIRE_HTTP__HOST above opens it to the container's
+# network, which publishes the port (a configuration's [http] host gives way to it).
 EXPOSE 3000
 
 # `wire health --http` exits 0 only when the running service's GET /healthz answers 200: it

@@ -74,10 +74,20 @@ class ScheduleSettings(_Section):
 class HttpSettings(_Section):
     """The service's web server: Slack's events, commands and interactivity (HTTP mode),
     GitHub's webhooks, the story archive ([web]), `/metrics` and `/healthz`. It starts only
-    when something needs it: an adapter that serves HTTP, the webhook receiver or the archive."""
+    when something needs it: an adapter that serves HTTP, the webhook receiver or the archive.
 
-    host: str = "0.0.0.0"
+    It listens on `host`, loopback unless the configuration names another address (the
+    container image sets 0.0.0.0). At most `max_connections` connections are open at once:
+    one more is answered 503 and closed. A connection that has not sent a request's headers
+    `header_timeout` seconds after it opened or after its last answer is closed; a request
+    whose body and answer take longer than `request_timeout` seconds is answered 408.
+    """
+
+    host: str = "127.0.0.1"
     port: int = Field(default=3000, ge=0, le=65535)
+    max_connections: int = Field(default=1000, ge=1)
+    header_timeout: float = Field(default=10.0, gt=0)
+    request_timeout: float = Field(default=20.0, gt=0)
 
 
 class SlackSettings(_Section):

@@ -26,7 +26,7 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from bot.settings import Settings
+from bot.settings import HttpSettings, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -232,3 +232,10 @@ def test_compose_runs_the_image_beside_a_healthy_postgres() -> None:
             assert (ROOT / source).is_dir(), f"compose mounts {source}, which does not exist"
     exposed = arguments(only("EXPOSE"))
     assert [str(p) for p in wire["ports"]] == exposed
+
+
+def test_the_image_opens_the_web_server_to_the_containers_network() -> None:
+    """The service binds loopback unless told otherwise; inside a container that would
+    answer nobody, so the image says 0.0.0.0 (and publishing the port stays a choice)."""
+    assert re.search(r"(^|\s)WIRE_HTTP__HOST=0\.0\.0\.0(\s|$)", only("ENV"))
+    assert HttpSettings().host == "127.0.0.1"

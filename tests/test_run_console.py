@@ -174,6 +174,16 @@ def test_banner_story_then_quiet_until_one_ctrl_c(demo: Path, start, tmp_path: P
     assert len(wire.stdout()) == len(out)
 
 
+def test_a_server_open_on_every_interface_says_so_in_the_banner(demo: Path, start) -> None:
+    wire = start("--config", str(demo), env={"WIRE_HTTP__HOST": "0.0.0.0"})
+    wire.wait_for(lambda: any(line.startswith("  server ") for line in wire.stderr()))
+    archive, server = wire.stderr()[1:3]
+    port = re.fullmatch(r"  archive    http://127\.0\.0\.1:(\d+)", archive)
+    assert port is not None, wire.stderr()
+    assert server == f"  server     listening on http://0.0.0.0:{port.group(1)} (every interface)"
+    assert wire.interrupt() == 0
+
+
 def test_json_lines_only(demo: Path, start) -> None:
     wire = start("--config", str(demo), env={"WIRE_LOG__FORMAT": "json"})
     wire.wait_for(lambda: any(HEADLINE in line for line in wire.stdout()))

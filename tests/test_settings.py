@@ -190,7 +190,8 @@ def test_an_unknown_key_names_file_table_key_and_the_closest_known_key(tmp_path:
 def test_an_unknown_key_with_no_near_name_lists_the_known_keys(tmp_path: Path) -> None:
     config = write(tmp_path, "[http]\nfrobnicate = 1\n")
     assert problems(config=config) == [
-        f"[http] frobnicate: unknown key in {config}; known keys: host, port"
+        f"[http] frobnicate: unknown key in {config}; known keys: header_timeout, host, "
+        "max_connections, port, request_timeout"
     ]
 
 

@@ -6,6 +6,9 @@ front end marked `exclusive` (a Discord gateway session: every session of a bot 
 every event) runs on one replica at a time: the holder of its own PostgreSQL advisory
 lock. The others try again on every `claim`, so when the holder dies a survivor takes over
 within a tick. On SQLite there is one process, which always holds the lock.
+
+The web server and its limits (the address, timeouts, the cap on connections, the security
+headers) are `bot.app.web_server`'s.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Protocol
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.app.web_server import serve, web_application
 from bot.chat.adapters import Adapter, Hub, health_routes
 from bot.schedule.leader import LOCK_KEY, Leadership
 from bot.settings import HttpSettings
@@ -77,13 +81,11 @@ class Frontends:
             return
         self._opened = True
         self._closed.clear()
-        app = web.Application()
+        app = web_application(self.http)
         health_routes(app, started=datetime.now(UTC), health=self.hub.health)
         served = [site.mount(app) for site in [*self.adapters.values(), *self.sites]]
         if any(served):
-            runner = web.AppRunner(app, access_log=None)
-            await runner.setup()
-            await web.TCPSite(runner, self.http.host, self.http.port).start()
+            runner = await serve(app, self.http)
             self._web = runner
             host, port = runner.addresses[0][:2]
             self.url = f"http://{host}:{port}"

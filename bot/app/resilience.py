@@ -5,7 +5,8 @@
 
 At start, a database that does not answer (`UnreachableError`) is tried again with
 exponential back-off (1 s, 2 s, 4 s … at most a minute) while a stand-in web server answers
-`/healthz` with 503 and the reason. While running, a delivery pass that fails on the store
+`/healthz` with 503 and the reason (with the limits and headers of the
+real one, `bot.app.web_server`). While running, a delivery pass that fails on the store
 marks "database" unhealthy, waits, and resumes once a `SELECT 1` answers. Nothing queued is
 lost: the outbox is in the database, and a claim whose worker stopped returns to the queue
 when its lease ends.
@@ -24,6 +25,7 @@ from aiohttp import web
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.app.web_server import serve, web_application
 from bot.chat.adapters import Health, health_routes
 from bot.delivery.worker import Worker
 from bot.settings import HttpSettings
@@ -57,17 +59,13 @@ async def _pause(stop: asyncio.Event, seconds: float) -> None:
 async def _standin_server(http: HttpSettings, health: Health) -> web.AppRunner | None:
     """A web server with only `/healthz`, while the service cannot start; None if the
     address is taken."""
-    app = web.Application()
+    app = web_application(http)
     health_routes(app, started=datetime.now(UTC), health=health)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
     try:
-        await web.TCPSite(runner, http.host, http.port).start()
+        return await serve(app, http)
     except OSError as exc:
         log.warning("cannot serve /healthz on %s:%s while waiting: %s", http.host, http.port, exc)
-        await runner.cleanup()
         return None
-    return runner
 
 
 async def start_when_database_answers(

@@ -70,14 +70,17 @@ def _channels(settings: Settings) -> list[dict[str, Any]]:
 
 
 def banner_facts(settings: Settings, service: Service) -> dict[str, Any]:
-    """What the banner says: where the archive and the web server are, the platforms, the
-    seeded channels and what they follow, the database and its migration."""
+    """What the banner says: where the archive and the web server are (the address bound,
+    when that is every interface), the platforms, the seeded channels and what they
+    follow, the database and its migration."""
     server = local(service.web_url) if service.web_url else None
     public = service.worker.public_url  # [web] public_url, else the address served
     facts: dict[str, Any] = {}
     if settings.web.enabled and (public or server):
         facts["archive"] = public or server
-    if server and not _same(server, facts.get("archive")):
+    if service.web_url and service.web_url != server:
+        facts["server"] = service.web_url  # every interface: say so, not only loopback
+    elif server and not _same(server, facts.get("archive")):
         facts["server"] = server
     receiver = service.realtime.receiver if service.realtime is not None else None
     if receiver is not None and (public or server):
@@ -93,7 +96,8 @@ def banner_text(facts: dict[str, Any]) -> str:
     """The banner of `banner_facts` as lines for a terminal."""
     rows: list[tuple[str, str]] = [("archive", facts["archive"])] if "archive" in facts else []
     if "server" in facts:
-        rows.append(("server", f"listening on {facts['server']}"))
+        everywhere = " (every interface)" if local(facts["server"]) != facts["server"] else ""
+        rows.append(("server", f"listening on {facts['server']}{everywhere}"))
     if "webhooks" in facts:
         rows.append(("webhooks", facts["webhooks"]))
     rows.append(("platforms", ", ".join(facts["platforms"])))
