@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
@@ -83,8 +84,16 @@ class Window(_Frozen):
     def contains(self, moment: datetime) -> bool:
         return self.since <= moment < self.until
 
-    def label(self) -> str:
-        return f"{_minute(self.since)} – {_minute(self.until)} UTC"
+    def label(self, zone: str | None = None) -> str:
+        """The window as a reader reads it: "2026-05-25 00:00 – 2026-05-27 00:00 UTC", or
+        in `zone` (an IANA name) "Mon 09:30 – Tue 09:30 CET", with dates once it spans
+        more than six days."""
+        if zone is None or zone == "UTC":
+            return f"{_minute(self.since)} – {_minute(self.until)} UTC"
+        local = ZoneInfo(zone)
+        since, until = self.since.astimezone(local), self.until.astimezone(local)
+        shape = "%a %H:%M" if until - since <= timedelta(days=6) else "%a %Y-%m-%d %H:%M"
+        return f"{since.strftime(shape)} – {until.strftime(shape)} {until.tzname()}"
 
 
 def _minute(moment: datetime) -> str:

@@ -164,7 +164,11 @@ class Service:
         source_for = source_factory(settings)
         counted = metrics.install(metrics.Metrics())  # this service's own counts
         worker = Worker(
-            store, chosen, settings=settings.delivery, public_url=settings.web.public_url
+            store,
+            chosen,
+            settings=settings.delivery,
+            public_url=settings.web.public_url,
+            default_zone=settings.schedule.timezone,
         )
         commands = Commands(
             store=store, config=config, settings=settings, source_for=source_for, platforms=chosen

@@ -167,7 +167,11 @@ def console(
                     reply.text if reply.visibility == "ephemeral" else f"#{channel}: {reply.text}"
                 )
                 if reply.story is not None:
-                    print("\n".join(render_text(part) for part in parts_of(reply.story)))
+                    print(
+                        "\n".join(
+                            render_text(part) for part in parts_of(reply.story, zone=reply.zone)
+                        )
+                    )
 
     try:
         asyncio.run(session())

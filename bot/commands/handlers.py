@@ -305,8 +305,9 @@ class Commands:
             since=now - self.settings.carry_unacked_for,
         )
         more = [f"Also: {s.headline}" for s in stories[1:]]
-        text = "\n".join([f"Preview ({window.label()}): {story.headline}", *more])
-        return Reply(text=text, story=story)
+        zone = settings.timezone or self.settings.schedule.timezone
+        text = "\n".join([f"Preview ({window.label(zone)}): {story.headline}", *more])
+        return Reply(text=text, story=story, zone=zone)
 
     async def _still_public(self, repo: str | None, target: g.Target) -> Reply | None:
         """None when `repo` may be told of now (configured, or public on GitHub just now);

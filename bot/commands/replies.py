@@ -30,7 +30,8 @@ class Context:
 
 
 class Reply(BaseModel):
-    """What the bot answers: `text`, who sees it, and a story to show (for `preview`).
+    """What the bot answers: `text`, who sees it, and a story to show (for `preview`) with
+    the timezone of the channel it is shown in.
 
     `ok` is False when the input was rejected or refused. A rejection of what was typed
     carries the usage line of the command typed; a refusal of a well-formed command (GitHub
@@ -44,6 +45,7 @@ class Reply(BaseModel):
     text: str
     visibility: Visibility = "ephemeral"
     story: Story | None = None
+    zone: str | None = None  # the channel's timezone, in which `story`'s window reads
     ok: bool = True
 
     def __contains__(self, fragment: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, Literal, NamedTuple
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -109,22 +110,27 @@ def _cited(story: Story, numbers: Iterable[int]) -> tuple[Reference, ...]:
     return tuple(ref for ref in story.references if ref.n in wanted)
 
 
-def permalink(story_id: str, public_url: str | None) -> str | None:
-    """The address of a story's page in the archive at `public_url` (None when unset)."""
-    return f"{public_url.rstrip('/')}/stories/{story_id}" if public_url else None
+def permalink(story_id: str, public_url: str | None, zone: str | None = None) -> str | None:
+    """The address of a story's page in the archive at `public_url` (None when unset); with
+    `zone`, the page shows the window in that timezone."""
+    if not public_url:
+        return None
+    address = f"{public_url.rstrip('/')}/stories/{story_id}"
+    return address + "?" + urlencode({"tz": zone}) if zone and zone != "UTC" else address
 
 
-def parts_of(story: Story, *, public_url: str | None = None) -> list[Part]:
+def parts_of(story: Story, *, public_url: str | None = None, zone: str | None = None) -> list[Part]:
     """The parts of `story` in posting order; index 0 is the thread's parent, which links
-    to the story's archive page when `public_url` (`[web] public_url`) is given."""
+    to the story's archive page when `public_url` (`[web] public_url`) is given, and reads
+    the window in the channel's timezone `zone` (UTC when None)."""
     parts: list[Part] = [
         ParentPart(
             index=0,
             story_id=story.id,
             headline=story.headline,
             lede=story.lede,
-            window_label=story.window.label(),
-            permalink=permalink(story.id, public_url),
+            window_label=story.window.label(zone),
+            permalink=permalink(story.id, public_url, zone),
         )
     ]
     if story.is_empty:

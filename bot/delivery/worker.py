@@ -75,9 +75,11 @@ class Worker:
         worker_id: str | None = None,
         rng: random.Random | None = None,
         public_url: str | None = None,
+        default_zone: str = "UTC",
     ) -> None:
         self.store = store
         self.public_url = public_url  # [web] public_url: parent messages link to the archive
+        self.default_zone = default_zone  # [schedule] timezone: a channel's unless it set one
         self.platforms = (
             dict(platforms) if isinstance(platforms, Mapping) else {p.name: p for p in platforms}
         )
@@ -244,7 +246,10 @@ class Worker:
             posted = await deliveries.posted_parts(claim.id)
         recorded = {p.part_index: p.message_id for p in posted}
         parent = recorded.get(0)
-        parts = parts_of(story, public_url=self.public_url)
+        where = {"platform": claim.platform, "workspace": claim.workspace}
+        channel = await self.store.channels.get(**where, channel=claim.channel)
+        zone = channel.timezone or self.default_zone
+        parts = parts_of(story, public_url=self.public_url, zone=zone)
         missing = [part for part in parts if part.index not in recorded]
         half = self.settings.lease / 2
         renew_at = (claimed_at + half) if claimed_at is not None else utcnow()

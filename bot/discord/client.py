@@ -107,7 +107,7 @@ def story_embeds(reply: Reply) -> list[list[discord.Embed]]:
     of a preview can be acknowledged)."""
     if reply.story is None:
         return []
-    payloads = [p for part in parts_of(reply.story) for p in render(part)]
+    payloads = [p for part in parts_of(reply.story, zone=reply.zone) for p in render(part)]
     return embed_groups(e for payload in payloads for e in payload.get("embeds", []))
 
 

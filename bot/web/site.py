@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from importlib import resources
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from aiohttp import web
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -72,6 +73,18 @@ def _named(wanted: str, projects: list[Project]) -> Project | None:
         ),
         None,
     )
+
+
+def _zone(request: web.Request) -> str | None:
+    """`?tz=` when it names an IANA timezone (a channel's link carries its own), else None."""
+    name = request.query.get("tz", "")
+    if not name or len(name) > 64:
+        return None
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
 
 
 def _page_number(raw: str | None) -> int:
@@ -207,7 +220,7 @@ class ArchiveSite:
         if story is None:
             return self._not_found(request)
         acks = await self.store.acks.for_items([item.id for item in story.action_items])
-        view = story_view(story, config=self.config, acks=acks)
+        view = story_view(story, config=self.config, acks=acks, zone=_zone(request))
         card = link_card(story, base=self._base_url(request))
         return self.render(request, "story.html", title=story.headline, story=view, card=card)
 

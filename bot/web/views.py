@@ -128,9 +128,14 @@ def _reference(ref: Reference) -> ReferenceView:
 
 
 def story_view(
-    story: Story, *, config: WireConfig, acks: Mapping[str, Iterable[Ack]] | None = None
+    story: Story,
+    *,
+    config: WireConfig,
+    acks: Mapping[str, Iterable[Ack]] | None = None,
+    zone: str | None = None,
 ) -> StoryView:
-    """The page of `story`, with each action item's acks (by item id) when given."""
+    """The page of `story`, with each action item's acks (by item id) when given, and its
+    window in timezone `zone` (UTC when None)."""
     known = [ref.n for ref in story.references]
     acks = acks or {}
     paragraphs = tuple(
@@ -150,7 +155,7 @@ def story_view(
         for item in story.action_items
     )
     return StoryView(
-        **_summary_fields(story, config),
+        **_summary_fields(story, config, zone),
         paragraphs=paragraphs,
         items=items,
         references=tuple(_reference(ref) for ref in story.references),
@@ -162,13 +167,13 @@ def summary_view(story: Story, *, config: WireConfig) -> SummaryView:
     return SummaryView(**_summary_fields(story, config))
 
 
-def _summary_fields(story: Story, config: WireConfig) -> dict[str, Any]:
+def _summary_fields(story: Story, config: WireConfig, zone: str | None = None) -> dict[str, Any]:
     """What the list entry and the page of a story both show."""
     return {
         "id": story.id,
         "headline": story.headline,
         "lede": story.lede,
-        "window": story.window.label(),
+        "window": story.window.label(zone),
         "projects": project_names(story, config),
         "topic": story.topic,
     }
