@@ -187,7 +187,7 @@ async def test_hostile_titles_are_delivered_without_pinging_or_linking(
         for info in await service.store.listing.list(platform="slack", channel=CHANNEL):
             story = await service.store.stories.get(info.story_id)
             references |= {r.url for r in story.references}
-            references.add(f"{service.settings.web.public_url}/stories/{story.id}")  # its page
+            references.add(f"{service.worker.public_url}/stories/{story.id}")  # its page
     texts = [t for m in slack.messages[CHANNEL] for t in [m.text, *block_texts(m.blocks)]]
     joined = "\n".join(texts)
     assert "&lt;!channel&gt;" in joined  # the hostile titles did reach Slack, escaped

@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.acks.escalate import acknowledge, with_unacknowledged
+from bot.acks.escalate import acknowledge
 from bot.commands import grammar as g
 from bot.commands import open_replies
 from bot.commands.open_door import LookUp, OpenDoor, with_open
+from bot.commands.preview import Previews
 from bot.commands.replies import (
     Context,
     Reply,
@@ -29,7 +30,7 @@ from bot.commands.replies import (
 )
 from bot.commands.targets import Names
 from bot.delivery.platform import Platform
-from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.schedule.newsroom import SourceFor
 from bot.settings import Settings
 from bot.store import CapReached, Caps, OpenProject, Store, Where
 from digest.config import WireConfig
@@ -67,6 +68,9 @@ class Commands:
         self.names = Names(config)
         self.door = OpenDoor(
             store=store, config=config, settings=settings, source_for=source_for, look_up=look_up
+        )
+        self.previews = Previews(
+            store=store, config=config, settings=settings, source_for=source_for, door=self.door
         )
 
     async def handle(self, text: str, *, context: Context) -> Reply:
@@ -262,64 +266,7 @@ class Commands:
 
     async def preview(self, command: g.Preview, ctx: Context) -> Reply:
         """The story the next run would post here (to the asker only)."""
-        settings = await self.store.channels.get(**self._where(ctx))
-        now = self.settings.now()
-        window = window_for(
-            last_until=settings.last_window_until,
-            until=now,
-            first_lookback=self.settings.first_lookback,
-            max_lookback=self.settings.schedule.max_lookback,
-        )
-        if window is None:
-            return Reply(text="Nothing to preview: the last digest ends now.")
-        if command.target is not None:
-            found = self.names.resolve(command.target)
-            excludes = self.names.excludes(command.excludes)
-            for checked in (found, excludes):
-                if isinstance(checked, Reply):
-                    return checked
-            assert isinstance(found, tuple) and isinstance(excludes, tuple)
-            repo, topic = found
-            if refused := await self._still_public(repo, command.target):
-                return refused
-            filters = [Filter(repos=(repo,) if repo else (), topic=topic, excludes=excludes)]
-        else:
-            subs = await self.store.subscriptions.list(**self._where(ctx))
-            if refused := await self.door.recheck(s.repo for s in subs):
-                return refused
-            # withdrawn meanwhile: its subscriptions are gone
-            filters = filters_of(await self.store.subscriptions.list(**self._where(ctx)))
-        if not filters:
-            return Reply(
-                text="This channel has no subscriptions to preview. Try: /wire preview executorch"
-            )
-        stories = [
-            await compose_filter(f, config=self.config, window=window, source_for=self.source_for)
-            for f in filters
-        ]
-        story = await with_unacknowledged(
-            stories[0],
-            self.store,
-            platform=ctx.platform,
-            channel=ctx.channel,
-            since=now - self.settings.carry_unacked_for,
-        )
-        more = [f"Also: {s.headline}" for s in stories[1:]]
-        zone = settings.timezone or self.settings.schedule.timezone
-        text = "\n".join([f"Preview ({window.label(zone)}): {story.headline}", *more])
-        return Reply(text=text, story=story, zone=zone)
-
-    async def _still_public(self, repo: str | None, target: g.Target) -> Reply | None:
-        """None when `repo` may be told of now (configured, or public on GitHub just now);
-        else the refusal, as for a repository that never existed."""
-        if repo is None or self.config.is_configured(repo):
-            return None
-        if refused := await self.door.recheck([repo]):
-            return refused
-        self.names = (await self.door.names()).typed_in("preview")
-        if await self.store.open_projects.get(repo) is None:
-            return open_replies.missing(target.project or repo, [])
-        return None
+        return await self.previews(command, ctx, self.names)
 
     async def schedule(self, command: g.Schedule, ctx: Context) -> Reply:
         """Set (or switch off) when this channel gets its digest."""
