@@ -27,6 +27,7 @@ The guards, each set in `[http]`:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -109,8 +110,9 @@ def _guard(timeout: float) -> Any:
             # answered and closed at once: aiohttp would otherwise linger, reading the slow
             # body for up to ten more seconds
             response = _closing(408, "request timeout: the body or the answer took too long")
-            await response.prepare(request)
-            await response.write_eof()
+            with contextlib.suppress(ConnectionError):  # the client left meanwhile
+                await response.prepare(request)
+                await response.write_eof()
             if request.transport is not None:
                 request.transport.close()
             return response
