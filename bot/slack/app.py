@@ -98,7 +98,12 @@ def reply_payloads(reply: Reply) -> list[dict[str, Any]]:
     blocks = text_sections(reply.text) or [context("(no reply)")]
     if reply.story is not None:
         blocks.append({"type": "divider"})
-        blocks += [b for part in parts_of(reply.story) for m in render(part) for b in m.blocks]
+        blocks += [
+            b
+            for part in parts_of(reply.story, zone=reply.zone)
+            for m in render(part)
+            for b in m.blocks
+        ]
     chunks = [blocks[i : i + MAX_BLOCKS] for i in range(0, len(blocks), MAX_BLOCKS)]
     if len(chunks) > MAX_RESPONSES:
         left = sum(len(c) for c in chunks[MAX_RESPONSES - 1 :])
