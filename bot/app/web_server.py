@@ -17,8 +17,8 @@ The guards, each set in `[http]`:
   moment a connection opens);
 * a request whose body and answer take longer than `request_timeout` seconds is answered
   408 and its connection closed;
-* an upload the client cuts off halfway is one warning line, not aiohttp's ERROR with a
-  traceback (handlers are not cancelled when a client leaves: a delivery being stored
+* a request HTTP cannot parse (aiohttp answers it 400) and an upload the client cuts off
+  halfway are each one warning line, not aiohttp's ERROR with a traceback (handlers are not cancelled when a client leaves: a delivery being stored
   finishes);
 * every answer — 404s, 405s, `/healthz` and `/metrics` included — carries the security
   headers; a route that sets its own (the archive's stricter policy) keeps them.
@@ -32,6 +32,7 @@ import logging
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from bot.settings import HttpSettings
 
@@ -72,6 +73,7 @@ async def serve(app: web.Application, http: HttpSettings) -> web.AppRunner:
     runner = web.AppRunner(
         app,
         access_log=None,
+        logger=_ParseErrors(logging.getLogger("aiohttp.server"), {}),
         keepalive_timeout=http.header_timeout,
         shutdown_timeout=http.request_timeout,
     )
@@ -82,6 +84,21 @@ async def serve(app: web.Application, http: HttpSettings) -> web.AppRunner:
         await runner.cleanup()
         raise
     return runner
+
+
+class _ParseErrors(logging.LoggerAdapter):
+    """aiohttp's server logger, less its traceback for a request it could not parse (a
+    control byte in a header, two Content-Types, a request line over 8,190 bytes): aiohttp
+    answers those 400 itself, and a stranger's malformed bytes are one warning line."""
+
+    def exception(self, msg: object, *args: object, exc_info: Any = True, **kwargs: Any) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            where = args[0] if args else "?"
+            why = " ".join(str(exc_info).split())  # aiohttp's own text spans lines
+            why = why if len(why) <= 200 else why[:199] + "…"
+            log.warning("refused a request from %s that HTTP cannot parse: %s", where, why)
+            return
+        super().exception(msg, *args, exc_info=exc_info, **kwargs)
 
 
 async def _secure(_request: web.BaseRequest, response: web.StreamResponse) -> None:

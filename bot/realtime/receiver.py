@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 
 from aiohttp import web
 from pydantic import SecretStr
@@ -44,6 +45,9 @@ from bot.realtime.signature import Signing, looks_like_signature
 from bot.store import Store
 
 log = logging.getLogger("wire.realtime.webhook")
+# An event name or delivery id as GitHub sends them (a GUID); anything else is refused before
+# it reaches a log line or the database.
+_HEADER_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,100}", re.ASCII)
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
 CONCURRENCY = 2  # bodies read at once
 WAIT = 1.0  # seconds a delivery waits for a place before it is told to come back
@@ -134,14 +138,18 @@ class WebhookReceiver:
             return self._too_large(delivery)
         if not signing.matches(signature):
             return _unverified(delivery, "a wrong signature")
-        if not event or not delivery or len(delivery) > 100:
-            log.warning("webhook delivery refused: X-GitHub-Event or X-GitHub-Delivery missing")
-            metrics.webhook_event(event or "none", "malformed")
+        if not (_HEADER_VALUE.fullmatch(event) and _HEADER_VALUE.fullmatch(delivery)):
+            log.warning(
+                "webhook delivery refused: X-GitHub-Event or X-GitHub-Delivery missing or "
+                "not a name (ASCII letters, digits, '-', '_', '.'; at most 100)"
+            )
+            metrics.webhook_event("none", "malformed")
             return _answer(400, "X-GitHub-Event and X-GitHub-Delivery are required")
         try:
             payload = json.loads(body)
             meaning = read_delivery(event, payload)
-        except (ValueError, MalformedPayload) as error:
+        except (ValueError, RecursionError, MalformedPayload) as error:
+            # RecursionError: JSON nested deeper than the interpreter's stack
             log.warning("webhook delivery %s (%s) refused: malformed: %s", delivery, event, error)
             metrics.webhook_event(event, "malformed")
             return _answer(400, f"malformed {event} payload")
