@@ -77,6 +77,7 @@ async def seed_subscriptions(commands: Commands, settings: Settings) -> int:
             channel=seed.channel,
             user_id="config",
             user_name="config",
+            operator=True,
         )
         reply = await commands.handle(seed.command(), context=context)
         if not reply.ok:

@@ -18,6 +18,7 @@ from typing import Any
 from bot.acks.escalate import acknowledge
 from bot.commands import grammar as g
 from bot.commands import open_replies
+from bot.commands.config_set import kept, set_in_config
 from bot.commands.open_door import LookUp, OpenDoor, with_open
 from bot.commands.preview import Previews
 from bot.commands.replies import (
@@ -157,6 +158,10 @@ class Commands:
         excludes = self.names.excludes(command.excludes)  # an open project's topics count
         if isinstance(excludes, Reply):
             return excludes
+        configured = {} if ctx.operator else set_in_config(self.settings, self.names, ctx)
+        for found, _ in admitted:
+            if found in configured and set(configured[found]) != set(excludes):
+                return kept(self.names.describe(*found), exclusions=True)
         outcome = await self.store.admissions.subscribe(
             Where(**self._where(ctx)),
             targets=[found for found, _ in admitted],
@@ -192,23 +197,16 @@ class Commands:
 
     async def unsubscribe(self, command: g.Unsubscribe, ctx: Context) -> Reply:
         """Remove the named subscriptions, or all of the channel's."""
+        configured = {} if ctx.operator else set_in_config(self.settings, self.names, ctx)
         if command.everything:
-            subs = await self.store.subscriptions.list(**self._where(ctx))
-            for sub in subs:
-                await self.store.subscriptions.remove(
-                    **self._where(ctx), repo=sub.repo, topic=sub.topic
-                )
-            if not subs:
-                return Reply(text="This channel has no subscriptions: nothing changed.")
-            return Reply(
-                text=f"Unsubscribed this channel from all {len(subs)} subscription(s).",
-                visibility="channel",
-            )
+            return await self._unsubscribe_all(ctx, configured)
         lines = []
         for target in command.targets:
             found = self.names.resolve(target)
             if isinstance(found, Reply):
                 return found
+            if found in configured:
+                return kept(self.names.describe(*found))
             repo, topic = found
             name = self.names.describe(repo, topic)
             if await self.store.subscriptions.remove(**self._where(ctx), repo=repo, topic=topic):
@@ -216,6 +214,25 @@ class Commands:
             else:
                 lines.append(f"This channel was not subscribed to {name}: nothing changed.")
         return Reply(text="\n".join(lines), visibility="channel")
+
+    async def _unsubscribe_all(self, ctx: Context, configured: dict) -> Reply:
+        """`/wire unsubscribe all`: every subscription chat made; those of the config stay."""
+        subs = await self.store.subscriptions.list(**self._where(ctx))
+        chat = [s for s in subs if (s.repo, s.topic) not in configured]
+        for sub in chat:
+            await self.store.subscriptions.remove(
+                **self._where(ctx), repo=sub.repo, topic=sub.topic
+            )
+        stay = [self.names.describe(s.repo, s.topic) for s in subs if s not in chat]
+        if not subs:
+            return Reply(text="This channel has no subscriptions: nothing changed.")
+        lines = [f"Unsubscribed this channel from all {len(chat)} subscription(s)."] if chat else []
+        if stay:
+            lines.append(
+                f"Set by the operator in the config, these stay: {', '.join(stay)}; ask them "
+                "to remove them there, or `/wire mute` this channel."
+            )
+        return Reply(text="\n".join(lines), visibility="channel", ok=not stay or bool(chat))
 
     async def list(self, ctx: Context) -> Reply:
         """The channel's subscriptions, who made them, its schedule and its last delivery."""

@@ -27,6 +27,7 @@ class Context:
     channel: str
     user_id: str
     user_name: str
+    operator: bool = False  # the configuration's own seeding, not a person in chat
 
 
 class Reply(BaseModel):
