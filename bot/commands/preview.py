@@ -1,5 +1,6 @@
-"""`/wire preview [TARGET]`: the story the next run would post in a channel, shown to the
-asker only, with the window read in the channel's timezone.
+"""`/wire preview [TARGET]`: the one story the next run would post in a channel (of all its
+subscriptions, see `bot.schedule.newsroom`), shown to the asker only, with the window read
+in the channel's timezone.
 
 Before anything of a repository added from chat is told, GitHub is asked again
 (`OpenDoor.recheck`): one gone private is withdrawn and refused like a missing one.
@@ -13,7 +14,7 @@ from bot.commands import open_replies
 from bot.commands.open_door import OpenDoor
 from bot.commands.replies import Context, Reply
 from bot.commands.targets import Names
-from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.schedule.newsroom import Filter, SourceFor, compose_selection, filters_of, window_for
 from bot.settings import Settings
 from bot.store import Store
 from digest.config import WireConfig
@@ -72,20 +73,18 @@ class Previews:
             return Reply(
                 text="This channel has no subscriptions to preview. Try: /wire preview executorch"
             )
-        stories = [
-            await compose_filter(f, config=self.config, window=window, source_for=self.source_for)
-            for f in filters
-        ]
+        composed = await compose_selection(
+            tuple(filters), config=self.config, window=window, source_for=self.source_for
+        )
         story = await with_unacknowledged(
-            stories[0],
+            composed,
             self.store,
             platform=ctx.platform,
             channel=ctx.channel,
             since=now - self.settings.carry_unacked_for,
         )
-        more = [f"Also: {s.headline}" for s in stories[1:]]
         zone = settings.timezone or self.settings.schedule.timezone
-        text = "\n".join([f"Preview ({window.label(zone)}): {story.headline}", *more])
+        text = f"Preview ({window.label(zone)}): {story.headline}"
         return Reply(text=text, story=story, zone=zone)
 
     async def _still_public(self, repo: str | None, target: g.Target) -> Reply | None:

@@ -6,12 +6,13 @@ For each landed change (an `Activity` from the project's source) the `Newsdesk`:
 1. skips it if it was judged before (`store.changes`: a webhook and a poll, or a merge's
    pull_request and push deliveries, bring the same change) or landed more than `max_age`
    ago (the digest has it);
-2. folds every channel's subscriptions into filters, as the scheduler does, and keeps the
-   filters that cover the change's repository;
-3. composes, once per filter, the one-change story `digest.compose` writes for it (the
-   filter's topic and exclusions applied as for a digest); only an `[immediate]` action item
-   in that story makes a bulletin: the digest's rules decide, not this module;
-4. cuts the story to a bulletin (`bulletin_of`) and, for each channel of the filter whose
+2. folds every channel's subscriptions into one selection, as the scheduler does, and keeps
+   the filters that cover the change's repository;
+3. composes, once per selection, the one-change story `digest.compose` writes for it (the
+   filters' topics and exclusions applied as for a digest), so a channel gets at most one
+   bulletin of a change however many of its subscriptions take it; only an `[immediate]`
+   action item in that story makes a bulletin: the digest's rules decide, not this module;
+4. cuts the story to a bulletin (`bulletin_of`) and, for each channel of the selection whose
    bulletins are on, that is not muted and was not posted the item already (by a digest
    that came first), notes it (`store.bulletins`, once per item and
    channel) and enqueues it: the worker delivers it like any story, exactly once and paced,
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.schedule.newsroom import Filter, apply_excludes, filters_of
+from bot.schedule.newsroom import Filter, Selection, filters_of, selected
 from bot.store import Store, Subscription
 from digest.compose import compose
 from digest.config import WireConfig
@@ -119,9 +120,9 @@ class Newsdesk:
 
     async def _bulletins(self, activity: Activity, report: Judged, *, now: datetime) -> None:
         channels = await self._channels_following(activity.repo)
-        stories: dict[Filter, Story | None] = {}
-        for story_filter in dict.fromkeys(f for filters in channels.values() for f in filters):
-            stories[story_filter] = self._compose(activity, story_filter)
+        stories: dict[Selection, Story | None] = {}
+        for selection in dict.fromkeys(channels.values()):
+            stories[selection] = self._compose(activity, selection)
         made = [story for story in stories.values() if story is not None]
         if not made:
             return
@@ -137,50 +138,53 @@ class Newsdesk:
             {item.id for story in made for item in story.action_items}
         )
         sending: dict[str, list[ChannelKey]] = {}
-        for key, filters in channels.items():
+        for key, selection in channels.items():
             platform, _workspace, channel = key
             if key in off or key in muted:
                 report.skipped.append(
                     f"{platform}:{channel}: {'bulletins off' if key in off else 'muted'}"
                 )
                 continue
-            for story_filter in filters:
-                story = stories[story_filter]
-                if story is None:
-                    continue
-                if any((item.id, platform, channel) in posted for item in story.action_items):
-                    report.skipped.append(f"{platform}:{channel}: already posted")
-                else:
-                    sending.setdefault(story.id, []).append(key)
+            story = stories[selection]
+            if story is None:
+                continue
+            if any((item.id, platform, channel) in posted for item in story.action_items):
+                report.skipped.append(f"{platform}:{channel}: already posted")
+            else:
+                sending.setdefault(story.id, []).append(key)
         by_id = {story.id: story for story in made}
         for story_id, keys in sending.items():
             await self._send(by_id[story_id], keys, report)
 
-    async def _channels_following(self, repo: str) -> dict[ChannelKey, list[Filter]]:
+    async def _channels_following(self, repo: str) -> dict[ChannelKey, Selection]:
+        """Each channel whose subscriptions can take a change of `repo`: the filters of its
+        selection that cover the repository."""
         by_channel: dict[ChannelKey, list[Subscription]] = defaultdict(list)
         for sub in await self.store.subscriptions.list():
             by_channel[(sub.platform, sub.workspace, sub.channel)].append(sub)
         found = {}
         for key, subs in sorted(by_channel.items()):
-            filters = [f for f in filters_of(subs) if covers(f, repo)]
+            filters = tuple(f for f in filters_of(subs) if covers(f, repo))
             if filters:
                 found[key] = filters
         return found
 
-    def _compose(self, activity: Activity, story_filter: Filter) -> Story | None:
-        kept = apply_excludes([activity], excludes=story_filter.excludes, config=self.config)
+    def _compose(self, activity: Activity, selection: Selection) -> Story | None:
+        """The bulletin of `activity` for channels of `selection`: one story whichever of
+        their filters take the change (a lone topic filter's reads as its topic's)."""
+        kept = selected([activity], selection, self.config)
+        topic = selection[0].topic if len(selection) == 1 else None
         try:
             story = compose(
                 kept,
                 config=self.config,
                 window=bulletin_window(activity),
-                topic=story_filter.topic,
+                topic=topic,
                 repos=(activity.repo,),
             )
         except WireError as error:
-            log.warning(
-                "no bulletin of %s for %s: %s", activity.link, story_filter.describe(), error
-            )
+            what = "; ".join(f.describe() for f in selection)
+            log.warning("no bulletin of %s for %s: %s", activity.link, what, error)
             return None
         return bulletin_of(story)
 

@@ -1,9 +1,12 @@
-"""From subscriptions to stories: filters, windows, exclusions and one composition per filter.
+"""From subscriptions to stories: filters, windows, exclusions, and one story per channel.
 
 A channel's subscriptions fold into *filters*: every subscription with the same topic and
-the same exclusions joins one filter whose repositories are their union, so a channel that
-follows ExecuTorch and ci-infra gets one story about both. Channels whose filter and window
-are equal share one composition.
+the same exclusions joins one filter whose repositories are their union. The filters of a
+channel are its *selection*, and the channel gets one story of it per window
+(`compose_selection`): the changes any filter selects, each told once, with a section per
+project. A topic subscription that a repository subscription covers adds nothing; a
+channel whose only filter is a topic still reads a topic story. Channels whose selection
+and window are equal share one composition.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from datetime import datetime, timedelta
 
 from bot import metrics, progress
 from bot.store import Subscription
+from digest.compose import filter_topic
 from digest.config import Project, WireConfig, topic_key
 from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
@@ -128,3 +132,56 @@ async def compose_filter(
                 raise
             # an automatic topic of a repository added from chat, quiet in this window
             return await compose_activities([], config=config, window=window, repos=repos)
+
+
+Selection = tuple[Filter, ...]  # a channel's filters, in the order `filters_of` gives
+
+
+def on_topic(activities: list[Activity], topic: str, config: WireConfig) -> list[Activity]:
+    """The activities of `topic` (name or alias, automatic topics too); none when no project
+    knows the topic in them (an automatic topic of a quiet window)."""
+    try:
+        events = filter_topic(classify(activities, config), topic, config)
+    except UnknownTopicError:
+        return []
+    return [event.activity for event in events]
+
+
+def selected(
+    activities: Iterable[Activity], selection: Selection, config: WireConfig
+) -> list[Activity]:
+    """The activities any filter of `selection` takes (its repositories, less its exclusions,
+    on its topic), each once, in the order given."""
+    activities = list(activities)
+    chosen: dict[tuple[str, str], Activity] = {}
+    for story_filter in selection:
+        wanted = {r.lower() for r in story_filter.repos}
+        theirs = [a for a in activities if not wanted or a.repo.lower() in wanted]
+        kept = apply_excludes(theirs, excludes=story_filter.excludes, config=config)
+        if story_filter.topic is not None:
+            kept = on_topic(kept, story_filter.topic, config)
+        for activity in kept:
+            chosen.setdefault(activity.key, activity)
+    return [a for a in activities if a.key in chosen]
+
+
+async def compose_selection(
+    selection: Selection, *, config: WireConfig, window: Window, source_for: SourceFor
+) -> Story:
+    """The one story of a channel's `selection` over `window`: a single filter's story as
+    `compose_filter` writes it (a topic story for a lone topic), else the story of every
+    change some filter selects, told once."""
+    if len(selection) == 1:
+        return await compose_filter(
+            selection[0], config=config, window=window, source_for=source_for
+        )
+    every = tuple(p.repo for p in config.projects)
+    repos = tuple(dict.fromkeys(r for f in selection for r in (f.repos or every)))
+    named = tuple(dict.fromkeys(r for f in selection for r in f.repos))
+    with metrics.composing():  # stories composed, compose seconds
+        label = f"gathering {'; '.join(f.describe() for f in selection)}, {window.label()}"
+        sources = [source_for(config.project(repo)) for repo in repos]
+        activities = await progress.gather(sources, window, label=label)
+        kept = selected(activities, selection, config)
+        about = tuple(dict.fromkeys([*named, *(a.repo for a in kept)]))
+        return await compose_activities(kept, config=config, window=window, repos=about)

@@ -1,4 +1,4 @@
-"""Deciding what is due and composing it: windows per channel, one composition per filter.
+"""Deciding what is due and composing it: windows per channel, one story per channel.
 
 A channel is due when its schedule (its own cron and timezone, else the defaults) fired
 after the end of its last delivered window, or when it never got one. Its window runs
@@ -7,9 +7,10 @@ and the same story ids: enqueueing is then a no-op), never further back than
 `max_lookback`. Downtime leaves no gap and missed runs coalesce into one window. A muted
 or switched-off channel is skipped; its next window covers the time it missed.
 
-Channels with an equal filter (repositories + topic + exclusions) and an equal window share
-one composition. Each channel then gets the story plus its still-unacknowledged [immediate]
-items, enqueued as one delivery per (story, platform, channel); a "no news" story is not
+A channel's subscriptions make one selection (see `bot.schedule.newsroom`), and the channel
+gets one story of it per window, each change told once. Channels with an equal selection
+and an equal window share one composition. Each channel then gets the story plus its
+still-unacknowledged [immediate] items, enqueued as one delivery per (story, platform, channel); a "no news" story is not
 delivered unless `deliver_no_news`.
 """
 
@@ -25,7 +26,14 @@ from bot.acks.escalate import remind, with_unacknowledged
 from bot.delivery.platform import Platform
 from bot.delivery.worker import Summary, Worker
 from bot.schedule.crontab import last_fire, trigger_for
-from bot.schedule.newsroom import Filter, SourceFor, compose_filter, filters_of, window_for
+from bot.schedule.newsroom import (
+    Filter,
+    Selection,
+    SourceFor,
+    compose_selection,
+    filters_of,
+    window_for,
+)
 from bot.schedule.reported import note_bulletins
 from bot.schedule.shared_reads import SharedReads
 from bot.settings import Settings
@@ -153,20 +161,16 @@ class Scheduler:
             await self.before_reading(repos, now)
             plans = await self.plans(now)  # without what was withdrawn
         report.due = len(plans)
-        composed: dict[tuple[Filter, Window], Story | None] = {}
+        composed: dict[tuple[Selection, Window], Story | None] = {}
         reads = SharedReads(self.source_for)  # each repository's window read once this pass
         for plan in plans:
-            stories = []
-            for story_filter in plan.filters:
-                shared = (story_filter, plan.window)
-                if shared not in composed:
-                    composed[shared] = await self._compose(story_filter, plan.window, report, reads)
-                stories.append(composed[shared])
-            if any(story is None for story in stories):
+            shared = (plan.filters, plan.window)
+            if shared not in composed:
+                composed[shared] = await self._compose(plan.filters, plan.window, report, reads)
+            story = composed[shared]
+            if story is None:
                 continue  # retried on the next pass, with the same window
-            for story in stories:
-                assert story is not None
-                await self._enqueue(story, plan, now=now, report=report)
+            await self._enqueue(story, plan, now=now, report=report)
             platform, workspace, channel = plan.key
             await self.store.channels.set_window_until(
                 platform=platform, workspace=workspace, channel=channel, until=plan.window.until
@@ -174,15 +178,16 @@ class Scheduler:
         return report
 
     async def _compose(
-        self, story_filter: Filter, window: Window, report: RunReport, reads: SharedReads
+        self, selection: Selection, window: Window, report: RunReport, reads: SharedReads
     ):
         try:
-            story = await compose_filter(
-                story_filter, config=self.config, window=window, source_for=reads
+            story = await compose_selection(
+                selection, config=self.config, window=window, source_for=reads
             )
         except WireError as error:
-            log.warning("could not compose %s: %s", story_filter.describe(), error)
-            report.failed.append(f"{story_filter.describe()}: {error}")
+            what = "; ".join(f.describe() for f in selection)
+            log.warning("could not compose %s: %s", what, error)
+            report.failed.append(f"{what}: {error}")
             return None
         report.composed += 1
         return story
