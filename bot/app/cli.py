@@ -34,7 +34,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "deliveries": LazyCommand(SERVICE, "List deliveries (the outbox), newest first."),
     "health": LazyCommand(
         SERVICE,
-        "Exit 0 when the database (with --http: the running service's /healthz) answers, else 1.",
+        "Exit 0 when the running service is healthy, else 1 and why.",
     ),
     "db": LazyCommand(SERVICE, "The database: migrations."),
     "doctor": LazyCommand(

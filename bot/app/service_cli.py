@@ -141,8 +141,10 @@ def console(
         typer.Option("--command", "-e", help="Run this /wire command and exit; repeatable."),
     ] = None,
 ) -> None:
-    """Type `/wire …` commands against the console platform (reads stdin without -e); the
-    exit status is 2 when any command was rejected or refused, else 0."""
+    """Type `/wire …` commands against the console platform (reads stdin without -e).
+
+    The exit status is 2 when any command was rejected or refused, else 0.
+    """
     settings = _settings(config)
     lines = command or None
     refused = 0
@@ -231,8 +233,11 @@ def health(
         ),
     ] = False,
 ) -> None:
-    """Exit 0 when what the service runs is healthy: the database answers, the scheduler
-    ticked lately, and GET /healthz answers 200 when it serves HTTP; else 1, saying why."""
+    """Exit 0 when the running service is healthy, else 1 and why.
+
+    Healthy: the database answers, the scheduler ticked lately, and GET /healthz answers
+    200 when the service serves HTTP at all.
+    """
     settings = _settings(config, chat=False)
 
     async def ping() -> None:
