@@ -42,19 +42,29 @@ def told_once(story: Story) -> bool:
     return len(urls) == len(set(urls))
 
 
-async def test_on_the_console(tmp_path: Path) -> None:
+async def console_service(tmp_path: Path) -> Service:
+    """The service on the demo configuration, on a database under `tmp_path`, whose only
+    platform is the console."""
     settings = load_settings(
         config=ROOT / "config/demo.toml",
         env_file=None,
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}",
         http={"port": 0},
     )
-    ops = Context(platform="console", workspace="local", channel="ops", user_id="U", user_name="u")
-    config = load_config(ROOT / "config/demo.toml")
-    console = ConsolePlatform()
-    async with await Service.start(
-        settings=settings, config=config, platforms={"console": console}
-    ) as service:
+    return await Service.start(
+        settings=settings,
+        config=load_config(ROOT / "config/demo.toml"),
+        platforms={"console": ConsolePlatform()},
+    )
+
+
+def console_channel(name: str) -> Context:
+    return Context(platform="console", workspace="local", channel=name, user_id="U", user_name="u")
+
+
+async def test_on_the_console(tmp_path: Path) -> None:
+    ops = console_channel("ops")
+    async with await console_service(tmp_path) as service:
         for target in TARGETS:
             assert (await service.commands.handle(f"/wire subscribe {target}", context=ops)).ok
         preview = await service.commands.handle("/wire preview", context=ops)
@@ -89,18 +99,8 @@ async def test_on_discord(loopback, tmp_path: Path) -> None:
 
 
 async def test_a_lone_topic_still_reads_as_a_topic_story(tmp_path: Path) -> None:
-    settings = load_settings(
-        config=ROOT / "config/demo.toml",
-        env_file=None,
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}",
-        http={"port": 0},
-    )
-    arm = Context(platform="console", workspace="local", channel="arm", user_id="U", user_name="u")
-    async with await Service.start(
-        settings=settings,
-        config=load_config(ROOT / "config/demo.toml"),
-        platforms={"console": ConsolePlatform()},
-    ) as service:
+    arm = console_channel("arm")
+    async with await console_service(tmp_path) as service:
         assert (await service.commands.handle("/wire subscribe topic:XNNPACK", context=arm)).ok
         await service.run_once(now=DEMO_NOW)
         [story] = await stories_of(service.store, "console", "arm")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -31,6 +32,19 @@ def wire(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*WIRE, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
+
+
+def lines_until(stream: IO[str], needle: str, *, seconds: float = 30) -> list[str]:
+    """The lines a running process writes to `stream` up to the first holding `needle` (or
+    its end, or `seconds`)."""
+    seen = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = stream.readline()
+        seen.append(line)
+        if needle in line or not line:
+            break
+    return seen
 
 
 def test_run_once_twice_posts_the_demo_story_once(env: dict[str, str]) -> None:
@@ -65,13 +79,7 @@ def test_sigterm_stops_the_service_cleanly_after_the_story(env: dict[str, str]) 
     )
     try:
         assert service.stdout is not None
-        seen = []
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            line = service.stdout.readline()
-            seen.append(line)
-            if HEADLINE in line or not line:
-                break
+        seen = lines_until(service.stdout, HEADLINE)
         assert any(HEADLINE in line for line in seen), "".join(seen)
         service.send_signal(signal.SIGTERM)
         _, err = service.communicate(timeout=20)
@@ -92,13 +100,7 @@ def test_a_second_run_says_the_demo_window_went_out_already(
     )
     try:
         assert service.stderr is not None
-        seen = []
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            line = service.stderr.readline()
-            seen.append(line)
-            if "already delivered" in line or not line:
-                break
+        seen = lines_until(service.stderr, "already delivered")
         service.send_signal(signal.SIGTERM)
         service.communicate(timeout=20)
     finally:

@@ -39,9 +39,14 @@ async def serve(store: Store) -> AsyncIterator[Serve]:
     """Start the archive over `store` on a loopback port; returns its base URL."""
     servers: list[TestServer] = []
 
-    async def start(*, token: str | None = TOKEN, page_size: int = 20) -> str:
+    async def start(
+        *, token: str | None = TOKEN, page_size: int = 20, public_url: str | None = None
+    ) -> str:
         settings = WebSettings(
-            enabled=True, token=SecretStr(token) if token else None, page_size=page_size
+            enabled=True,
+            token=SecretStr(token) if token else None,
+            page_size=page_size,
+            public_url=public_url,
         )
         app = web.Application()
         ArchiveSite(store=store, config=CONFIG, settings=settings).mount(app)

@@ -4,28 +4,13 @@ real HTTP on loopback; a private project's page shows no card without the token.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
 from html.parser import HTMLParser
 
 import aiohttp
-import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestServer
-from pydantic import SecretStr
 
-from bot.settings import WebSettings
 from bot.store import Store
-from bot.web.site import ArchiveSite
-from digest.config import Project, WireConfig
-
-TOKEN = "archive-token-5be01c77"
-CONFIG = WireConfig(
-    projects=(
-        Project(repo="pytorch/executorch", name="ExecuTorch", aliases=("executorch",)),
-        Project(repo="acme/secret", name="Secret", aliases=("secret",), private=True),
-    )
-)
-Serve = Callable[..., Awaitable[str]]
+from tests.test_web_access import TOKEN, Serve
+from tests.test_web_access import serve as serve  # the archive on loopback, a fixture
 
 
 class Tags(HTMLParser):
@@ -42,24 +27,6 @@ class Tags(HTMLParser):
             self.found[key] = given.get("content") or ""
         if tag == "link" and given.get("rel") == "canonical":
             self.found["canonical"] = given.get("href") or ""
-
-
-@pytest.fixture
-async def serve(store: Store) -> AsyncIterator[Serve]:
-    servers: list[TestServer] = []
-
-    async def start(*, public_url: str | None = None) -> str:
-        settings = WebSettings(enabled=True, token=SecretStr(TOKEN), public_url=public_url)
-        app = web.Application()
-        ArchiveSite(store=store, config=CONFIG, settings=settings).mount(app)
-        server = TestServer(app, host="127.0.0.1")
-        await server.start_server()
-        servers.append(server)
-        return str(server.make_url("/")).rstrip("/")
-
-    yield start
-    for server in servers:
-        await server.close()
 
 
 async def page(url: str, **options) -> tuple[int, dict[str, str]]:
@@ -106,7 +73,7 @@ async def test_the_canonical_address_is_the_public_url(
 async def test_a_private_page_gives_no_card_without_the_token(
     serve: Serve, store: Store, make_story
 ) -> None:
-    secret = make_story(5).model_copy(update={"repos": ("acme/secret",)})
+    secret = make_story(5).model_copy(update={"repos": ("acme/secret",)})  # a private project
     await store.stories.save(secret)
     base = await serve()
     status, tags = await page(f"{base}/stories/{secret.id}")
