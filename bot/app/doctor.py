@@ -7,8 +7,11 @@
     ok    github: token scopes repo; 4,980 of 5,000 requests left this hour
     ok    webhook secret: set, 64 characters
 
-The exit status is 1 when a check fails. Tokens are sent only to their own API (the URLs
-of the settings) and never printed.
+The exit status is 1 when a check fails. GitHub is checked only when the configuration uses
+it: a failure is `FAIL` when projects read it, `warn` when only `/wire subscribe OWNER/REPO`
+would (an offline demo that replays files), and a network that does not answer says
+"unreachable", not "check the api_url setting". Tokens are sent only to their own API (the
+URLs of the settings) and never printed.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import aiohttp
 import typer
@@ -28,6 +32,7 @@ from sqlalchemy import text
 from bot.app.cli_options import DEFAULT_CONFIGS, ConfigOption, resolve_config
 from bot.settings import Settings, load_settings
 from bot.store.engine import alembic_config, make_engine
+from digest.config import WireConfig
 from digest.errors import WireError
 
 commands = typer.Typer()
@@ -44,12 +49,20 @@ class Check:
     name: str
     ok: bool
     detail: str
+    optional: bool = False  # a failure warns: the configuration barely needs this part
 
     def line(self) -> str:
-        return f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.detail}"
+        """The report's line: `ok`, `FAIL`, or `warn` for an optional part that failed."""
+        state = "ok  " if self.ok else "warn" if self.optional else "FAIL"
+        return f"{state}  {self.name}: {self.detail}"
+
+    @property
+    def failed(self) -> bool:
+        """True when this check makes the exit status 1."""
+        return not self.ok and not self.optional
 
 
-def _config(config: Path | None) -> tuple[Settings | None, list[Check]]:
+def _config(config: Path | None) -> tuple[Settings | None, WireConfig | None, list[Check]]:
     origin = "--config"
     if config is None and not os.environ.get("WIRE_CONFIG"):
         config = next((p for p in DEFAULT_CONFIGS if p.is_file()), None)
@@ -58,11 +71,11 @@ def _config(config: Path | None) -> tuple[Settings | None, list[Check]]:
         settings = load_settings(config=config, config_origin=origin)
         projects = resolve_config(config)
     except WireError as error:
-        return None, [Check("config", False, line) for line in str(error).splitlines()]
+        return None, None, [Check("config", False, line) for line in str(error).splitlines()]
     where = str(config) if config else "no file (defaults and environment)"
     platforms = ", ".join(settings.enabled_platforms())
     detail = f"{where}, {len(projects.projects)} projects, platforms {platforms}"
-    return settings, [Check("config", True, detail)]
+    return settings, projects, [Check("config", True, detail)]
 
 
 async def check_database(settings: Settings) -> list[Check]:
@@ -172,22 +185,56 @@ def check_webhook_secret(settings: Settings) -> Check | None:
 async def _guarded(name: str, check: Callable[[], Awaitable[Check]]) -> Check:
     try:
         return await check()
-    except (aiohttp.ClientError, TimeoutError, ValueError) as error:
-        why = type(error).__name__ if not str(error) else f"{type(error).__name__}: {error}"
-        return Check(name, False, f"the API did not answer ({why}); check the api_url setting")
+    except (aiohttp.ClientConnectionError, TimeoutError) as error:  # the network, not a setting
+        return Check(name, False, f"unreachable ({_why(error)}); check the network or a proxy")
+    except (aiohttp.ClientError, ValueError) as error:
+        return Check(
+            name, False, f"the API did not answer ({_why(error)}); check the api_url setting"
+        )
 
 
-async def run_checks(settings: Settings) -> list[Check]:
-    """Every check the settings call for, in order."""
+def _why(error: BaseException) -> str:
+    return type(error).__name__ if not str(error) else f"{type(error).__name__}: {error}"
+
+
+GitHubUse = Literal["sources", "chat", "none"]
+
+
+def github_use(settings: Settings, projects: WireConfig | None) -> GitHubUse:
+    """How much this configuration needs GitHub: its projects read it ("sources"), only
+    `/wire subscribe OWNER/REPO` and webhooks would ("chat"), or nothing does."""
+    if projects is None or any(
+        (p.source or "github:").startswith("github:") for p in projects.projects
+    ):
+        return "sources"
+    if settings.subscribing.open == "public" or settings.github.webhook_secret is not None:
+        return "chat"
+    return "none"
+
+
+async def run_checks(settings: Settings, projects: WireConfig | None = None) -> list[Check]:
+    """Every check the settings (and the `projects` they run) call for, in order; GitHub is
+    checked only when something uses it, and is optional when only chat would."""
     checks = await check_database(settings)
     platforms = settings.enabled_platforms()
+    use = github_use(settings, projects)
     async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
-        remote = [("github", lambda: check_github(settings, http))]
+        remote = [("github", lambda: check_github(settings, http))] if use != "none" else []
         if "slack" in platforms:
             remote.insert(0, ("slack", lambda: check_slack(settings, http)))
         if "discord" in platforms:
-            remote.insert(len(remote) - 1, ("discord", lambda: check_discord(settings, http)))
-        checks += await asyncio.gather(*(_guarded(name, run) for name, run in remote))
+            remote.insert(
+                1 if "slack" in platforms else 0, ("discord", lambda: check_discord(settings, http))
+            )
+        found = await asyncio.gather(*(_guarded(name, run) for name, run in remote))
+    for check in found:
+        if check.name == "github" and use == "chat" and not check.ok:
+            check = replace(
+                check,
+                optional=True,
+                detail=f"{check.detail}; only /wire subscribe OWNER/REPO needs GitHub here",
+            )
+        checks.append(check)
     secret = check_webhook_secret(settings)
     return checks + ([secret] if secret is not None else [])
 
@@ -195,10 +242,10 @@ async def run_checks(settings: Settings) -> list[Check]:
 @commands.command()
 def doctor(config: ConfigOption = None) -> None:
     """Check the config, database, migrations and every token; one line each, ok or the fix."""
-    settings, checks = _config(config)
+    settings, projects, checks = _config(config)
     if settings is not None:
-        checks += asyncio.run(run_checks(settings))
+        checks += asyncio.run(run_checks(settings, projects))
     for check in checks:
         typer.echo(check.line())
-    if not all(check.ok for check in checks):
+    if any(check.failed for check in checks):
         raise typer.Exit(1)
