@@ -194,6 +194,16 @@ REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
     "slack": (("slack", "bot_token"), ("slack", "signing_secret")),
     "discord": (("discord", "bot_token"),),
 }
+# A required setting that another one makes needless → (that one, the mode it is required
+# in, what the sentence adds). Socket Mode's requests come over the WebSocket the app opens
+# with its app-level token, so none is signed and there is no signing secret to check.
+REQUIRED_UNLESS: dict[tuple[str, str], tuple[tuple[str, str], str, str]] = {
+    ("slack", "signing_secret"): (
+        ("slack", "app_token"),
+        " in HTTP mode",
+        " (Socket Mode, with WIRE_SLACK__APP_TOKEN, needs none)",
+    ),
+}
 
 
 def file_tables() -> dict[str, tuple[type[BaseModel], set[str]] | None]:
@@ -255,15 +265,28 @@ def load_settings(
         _toml_values.reset(token)
     if problems or settings is None:
         raise SettingsError(problems)
-    missing = require_tokens and [
-        f"{env_name(loc)}: required when {name!r} is an enabled platform, but not set"
-        for name in settings.enabled_platforms()
-        for loc in REQUIRED.get(name, ())
-        if getattr(getattr(settings, loc[0]), loc[1]) is None
-    ]
+    missing = require_tokens and _missing_required(settings)
     if missing:
         raise SettingsError(missing)
     return settings
+
+
+def _missing_required(settings: Settings) -> list[str]:
+    """One sentence for each setting an enabled platform needs (`REQUIRED`) that is not set."""
+
+    def value(loc: tuple[str, str]) -> Any:
+        return getattr(getattr(settings, loc[0]), loc[1])
+
+    missing = []
+    for name in settings.enabled_platforms():
+        for loc in REQUIRED.get(name, ()):
+            unless, mode, note = REQUIRED_UNLESS.get(loc, (None, "", ""))
+            if value(loc) is None and (unless is None or value(unless) is None):
+                missing.append(
+                    f"{env_name(loc)}: required when {name!r} is an enabled platform{mode}, "
+                    f"but not set{note}"
+                )
+    return missing
 
 
 # WIRE_ names that are not settings: read by the Wire's other parts and its own tooling.

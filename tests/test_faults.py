@@ -140,8 +140,8 @@ def test_only_commands_that_talk_to_slack_need_its_tokens(env: dict[str, str]) -
     assert running.returncode == 2
     assert running.stderr == (
         "wire: WIRE_SLACK__BOT_TOKEN: required when 'slack' is an enabled platform, but not "
-        "set\nWIRE_SLACK__SIGNING_SECRET: required when 'slack' is an enabled platform, but "
-        "not set\n"
+        "set\nWIRE_SLACK__SIGNING_SECRET: required when 'slack' is an enabled platform in "
+        "HTTP mode, but not set (Socket Mode, with WIRE_SLACK__APP_TOKEN, needs none)\n"
     )
 
 

@@ -132,7 +132,8 @@ def test_missing_token_of_an_enabled_platform(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("WIRE_PLATFORMS", '["slack", "discord"]')
     monkeypatch.setenv("WIRE_SLACK__BOT_TOKEN", "xoxb-1")
     assert problems() == [
-        "WIRE_SLACK__SIGNING_SECRET: required when 'slack' is an enabled platform, but not set",
+        "WIRE_SLACK__SIGNING_SECRET: required when 'slack' is an enabled platform in HTTP "
+        "mode, but not set (Socket Mode, with WIRE_SLACK__APP_TOKEN, needs none)",
         "WIRE_DISCORD__BOT_TOKEN: required when 'discord' is an enabled platform, but not set",
     ]
 

@@ -4,7 +4,8 @@ through, and the bolt app that takes `/wire`, buttons and reactions.
 HTTP mode (the default): Slack POSTs events, commands and interactivity to
 `settings.slack.path` on the service's web server; any replica behind a load balancer can
 answer. Socket Mode (`settings.slack.app_token` set): the app opens a WebSocket to Slack
-instead and serves nothing over HTTP.
+instead and serves nothing over HTTP; nothing it receives is signed, so it needs no signing
+secret.
 
 Over HTTP each request passes `bot.slack.inbound.admit` before bolt sees it: one not signed
 by Slack within five minutes is answered 401, a signed one whose body is not a payload of a
@@ -44,10 +45,12 @@ class SlackAdapter:
         self,
         *,
         platform: SlackPlatform,
-        signing_secret: str,
+        signing_secret: str | None,
         path: str = "/slack/events",
         app_token: str | None = None,
     ) -> None:
+        if signing_secret is None and app_token is None:
+            raise ValueError("HTTP mode needs the signing secret to check Slack's requests")
         self.platform = platform
         self.path = path
         self._signing_secret = signing_secret
@@ -57,14 +60,18 @@ class SlackAdapter:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SlackAdapter:
-        """The adapter the settings describe; no I/O. Raises `SettingsError` when a token is
-        missing or the on-call handle is not a Slack user-group id."""
+        """The adapter the settings describe; no I/O. Raises `SettingsError` when the bot
+        token is missing, the signing secret is missing in HTTP mode, or the on-call handle
+        is not a Slack user-group id."""
         slack = settings.slack
-        problems = [
-            f"WIRE_SLACK__{name.upper()}: required for Slack, but not set"
-            for name in ("bot_token", "signing_secret")
-            if getattr(slack, name) is None
-        ]
+        problems = []
+        if slack.bot_token is None:
+            problems.append("WIRE_SLACK__BOT_TOKEN: required for Slack, but not set")
+        if slack.signing_secret is None and slack.app_token is None:
+            problems.append(
+                "WIRE_SLACK__SIGNING_SECRET: required for Slack in HTTP mode, but not set "
+                "(Socket Mode, with WIRE_SLACK__APP_TOKEN, needs none)"
+            )
         oncall = settings.acks.oncall.slack
         if oncall is not None and not is_user_group_id(oncall):
             problems.append(
@@ -73,7 +80,7 @@ class SlackAdapter:
             )
         if problems:
             raise SettingsError(problems)
-        assert slack.bot_token is not None and slack.signing_secret is not None
+        assert slack.bot_token is not None
         client = slack_client(slack.bot_token.get_secret_value(), base_url=slack.api_url)
         pacer = Pacer(
             per_channel_interval=slack.per_channel_interval,
@@ -82,7 +89,9 @@ class SlackAdapter:
         )
         return cls(
             platform=SlackPlatform(client, pacer=pacer),
-            signing_secret=slack.signing_secret.get_secret_value(),
+            signing_secret=slack.signing_secret.get_secret_value()
+            if slack.signing_secret
+            else None,
             path=slack.path,
             app_token=slack.app_token.get_secret_value() if slack.app_token else None,
         )
@@ -103,6 +112,7 @@ class SlackAdapter:
         if self.bolt is None:  # the web server starts just before the front end
             return web.Response(status=503, text="starting")
         body = await request.read()
+        assert self._signing_secret is not None  # mounted in HTTP mode only, which has one
         try:
             admitted = admit(
                 request.headers,

@@ -179,12 +179,14 @@ def failures_logged(kind: str) -> Iterator[None]:
         log.error("Slack %s failed: %s: %s", kind, type(error).__name__, error)
 
 
-def build_app(*, client: AsyncWebClient, signing_secret: str, hub: Hub) -> AsyncApp:
-    """The bolt app of The Wire: `/wire`, the Acknowledge button and ✅ reactions."""
+def build_app(*, client: AsyncWebClient, signing_secret: str | None, hub: Hub) -> AsyncApp:
+    """The bolt app of The Wire: `/wire`, the Acknowledge button and ✅ reactions.
+    `signing_secret` None is for Socket Mode only, whose requests are not signed."""
     # unhandled requests reach `log_error` (one line) instead of bolt's many-line warning
     app = AsyncApp(
         client=client,
-        signing_secret=signing_secret,
+        signing_secret=signing_secret or "",  # "": not bolt's SLACK_SIGNING_SECRET fallback
+        request_verification_enabled=signing_secret is not None,
         logger=log,
         raise_error_for_unhandled_request=True,
     )
