@@ -25,7 +25,7 @@ from aiohttp import web
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.app.web_server import serve, web_application
+from bot.app.web_server import ListenError, serve, web_application
 from bot.chat.adapters import Health, health_routes
 from bot.delivery.worker import Worker
 from bot.settings import HttpSettings
@@ -57,14 +57,15 @@ async def _pause(stop: asyncio.Event, seconds: float) -> None:
 
 
 async def _standin_server(http: HttpSettings, health: Health) -> web.AppRunner | None:
-    """A web server with only `/healthz`, while the service cannot start; None if the
-    address is taken."""
+    """A web server with only `/healthz`, while the service cannot start; None if it cannot
+    listen. Only a warning then: a service that serves nothing over HTTP (Socket Mode,
+    Discord alone) never needs the address, and one that does fails on it once it starts."""
     app = web_application(http)
     health_routes(app, started=datetime.now(UTC), health=health)
     try:
         return await serve(app, http)
-    except OSError as exc:
-        log.warning("cannot serve /healthz on %s:%s while waiting: %s", http.host, http.port, exc)
+    except ListenError as exc:
+        log.warning("cannot serve /healthz while waiting: %s", exc)
         return None
 
 

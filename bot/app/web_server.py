@@ -5,6 +5,10 @@ run it: an aiohttp application with the guards every route shares, served on `[h
     health_routes(app, …); site.mount(app)
     runner = await serve(app, settings.http)     # listening; runner.cleanup() stops it
 
+An address it cannot listen on (the port taken, a privileged port, a host that is not this
+machine's) is a `ListenError`: one sentence naming the address and the setting to change,
+which `wire run` prints and exits 2 with.
+
 The guards, each set in `[http]`:
 
 * it binds `host` only: loopback unless the configuration names another address;
@@ -28,13 +32,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
+import socket
 from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from bot.settings import HttpSettings
+from digest.errors import WireError
 
 log = logging.getLogger("wire.http")
 
@@ -59,6 +66,11 @@ _BUSY = (
 )
 
 
+class ListenError(WireError):
+    """The web server cannot listen on `[http] host`:`port`; the message says which setting
+    to change."""
+
+
 def web_application(http: HttpSettings) -> web.Application:
     """An application whose every answer carries the security headers and whose handlers
     run under `http.request_timeout`."""
@@ -69,7 +81,7 @@ def web_application(http: HttpSettings) -> web.Application:
 
 async def serve(app: web.Application, http: HttpSettings) -> web.AppRunner:
     """Serve `app` on `http.host`:`http.port` with the limits of `[http]`; the runner is
-    listening when this returns (OSError if the address is taken)."""
+    listening when this returns (`ListenError` if it cannot listen there)."""
     runner = web.AppRunner(
         app,
         access_log=None,
@@ -80,10 +92,39 @@ async def serve(app: web.Application, http: HttpSettings) -> web.AppRunner:
     await runner.setup()
     try:
         await CappedSite(runner, http.host, http.port, max_connections=http.max_connections).start()
-    except OSError:
+    except OSError as error:
         await runner.cleanup()
-        raise
+        raise ListenError(cannot_listen(http.host, http.port, error)) from error
     return runner
+
+
+def cannot_listen(host: str, port: int, error: OSError) -> str:
+    """One sentence on why nothing can listen on `host`:`port`, naming the setting to change."""
+    if error.errno == errno.EADDRINUSE:
+        free = _free_port(host)
+        example = f" (e.g. WIRE_HTTP__PORT={free})" if free else ""
+        return f"port {port} on {host} is already in use; set [http] port to a free one{example}"
+    if error.errno == errno.EACCES:
+        return (
+            f"this user may not listen on port {port} on {host} (ports below 1024 need "
+            "privileges); set [http] port (WIRE_HTTP__PORT) to 1024 or above"
+        )
+    if error.errno == errno.EADDRNOTAVAIL or isinstance(error, socket.gaierror):
+        return (
+            f"cannot listen on {host}: not an address of this machine; set [http] host "
+            "(WIRE_HTTP__HOST) to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0"
+        )
+    why = error.strerror or str(error)
+    return f"cannot listen on {host}:{port} ({why}); check [http] host and port"
+
+
+def _free_port(host: str) -> int | None:
+    """A port nothing listens on at `host` just now (the system's pick), or None."""
+    try:
+        with socket.create_server((host, 0)) as probe:
+            return probe.getsockname()[1]
+    except OSError:
+        return None
 
 
 class _ParseErrors(logging.LoggerAdapter):
