@@ -1,6 +1,7 @@
 """How the service logs: text lines for a terminal, or one JSON object per line.
 
-A leaf (stdlib and pydantic only). `configure` installs one handler on the root logger:
+A leaf (stdlib and pydantic; the digest's lexicon only to tell a word). `configure`
+installs one handler on the root logger:
 
     logs.configure(level="INFO", format="json", secrets=logs.secrets_in(settings))
     {"time": "2026-05-27T09:00:01.120Z", "level": "INFO", "logger": "wire.deliver",
@@ -17,8 +18,11 @@ printed bare in the text format and is a record with its facts as fields in JSON
 
 Secrets never reach the output: every configured secret value, and anything shaped like a
 token (Slack xox…/xapp-, GitHub ghp_/github_pat_, `Bearer …`/`Bot …` credentials,
-`token=`/`secret=` query values, a URL's password), is replaced by "[redacted]" in every field of every line,
-tracebacks included, whatever logger wrote it.
+`token=`/`secret=` query values, a URL's password), is replaced by "[redacted]" in every
+field of every line, tracebacks included, whatever logger wrote it. A weak secret (shorter
+than 12 characters, or a dictionary word: `is_weak`) is replaced only where it stands as a
+value, so a database password "wire" does not turn every "wire" of the log into
+"[redacted]" and tell its reader the password; `wire doctor` warns about such secrets.
 """
 
 from __future__ import annotations
@@ -63,16 +67,51 @@ def bound() -> dict[str, Any]:
     return dict(_ids.get() or {})
 
 
+MIN_STRONG = 12  # characters: a shorter secret is a weak one, whatever it is made of
+# Where a value stands as a credential: `password=…`, `token: …`, `"secret": "…"`, `Bearer …`
+VALUE_KEYS = (
+    r"(?:password|passwd|pwd|pass|secret|signing_secret|token|api_key|apikey|key)"
+    r"[\"']?\s*[=:]\s*[\"']?"
+    r"|\b(?:Bearer|Bot|Basic) "
+)
+VALUE_END = r"(?=$|[\s\"'&,;)}\]])"
+
+
+def is_weak(secret: str) -> bool:
+    """True for a secret shorter than `MIN_STRONG` characters, or a word of the dictionary:
+    replacing such a value wherever it appears would redact common words ("wire") all over
+    the log and tell its reader the secret; it is redacted only where it stands as a value."""
+    if len(secret) < MIN_STRONG:
+        return True
+    if not secret.isalpha():
+        return False
+    from digest.reading.lexicon import all_lemmas  # only for a long secret of letters only
+
+    return bool(all_lemmas(secret.lower()))
+
+
 class Redactor:
-    """Replaces secret values and token-shaped strings with "[redacted]"."""
+    """Replaces secret values and token-shaped strings with "[redacted]": a strong secret
+    wherever it appears, a weak one (`is_weak`) only where it stands as a value
+    (`password=…`, `://user:…@`, `Bearer …`), and anything shaped like a token."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
-        self._secrets = re.compile("|".join(map(re.escape, values))) if values else None
+        values = sorted({s for s in secrets if s}, key=len, reverse=True)
+        strong = [v for v in values if not is_weak(v)]
+        weak = [v for v in values if is_weak(v)]
+        self._strong = re.compile("|".join(map(re.escape, strong))) if strong else None
+        alternatives = "|".join(map(re.escape, weak))
+        self._weak = (
+            re.compile(rf"(?P<key>{VALUE_KEYS})(?:{alternatives}){VALUE_END}", re.IGNORECASE)
+            if weak
+            else None
+        )
 
     def __call__(self, text: str) -> str:
-        if self._secrets is not None:
-            text = self._secrets.sub(REDACTED, text)
+        if self._strong is not None:
+            text = self._strong.sub(REDACTED, text)
+        if self._weak is not None:
+            text = self._weak.sub(rf"\g<key>{REDACTED}", text)
         text = URL_PASSWORD.sub(rf"\g<1>{REDACTED}@", text)
         return TOKEN_SHAPES.sub(_keep_prefix, text)
 
@@ -198,17 +237,26 @@ def announce(logger: logging.Logger, event: str, *, text: str | None = None, **f
 def secrets_in(model: BaseModel) -> list[str]:
     """Every `SecretStr` value in a settings model and its sections, and the password of
     any URL among its strings (the database's), for `configure`."""
-    return list(_secrets(model))
+    return [value for _name, value in named_secrets(model)]
 
 
-def _secrets(value: Any) -> Iterator[str]:
+def named_secrets(model: BaseModel, prefix: str = "WIRE_") -> list[tuple[str, str]]:
+    """`secrets_in` with the environment name of each ("WIRE_SLACK__SIGNING_SECRET",
+    "WIRE_DATABASE_URL password"), for `wire doctor`'s warning about weak ones."""
+    return list(_secrets(model, prefix))
+
+
+def _secrets(value: Any, name: str) -> Iterator[tuple[str, str]]:
     if isinstance(value, SecretStr):
-        yield value.get_secret_value()
+        yield name, value.get_secret_value()
     elif isinstance(value, str) and (found := URL_PASSWORD.search(value)):
-        yield found.group(0)[len(found.group(1)) : -1]  # a database URL's password
+        yield f"{name} password", found.group(0)[len(found.group(1)) : -1]  # a URL's
     elif isinstance(value, BaseModel):
-        for name in type(value).model_fields:
-            yield from _secrets(getattr(value, name))
+        top = name.endswith("_") and not name.endswith("__")  # WIRE_<KEY>, then __<KEY>
+        for field in type(value).model_fields:
+            yield from _secrets(
+                getattr(value, field), f"{name}{'' if top else '__'}{field.upper()}"
+            )
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _secrets(item)
+            yield from _secrets(item, name)

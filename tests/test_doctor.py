@@ -22,7 +22,7 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.slack_server import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[1]
-SLACK, GITHUB, SECRET = "xoxb-doctor", "ghp_doctor", "s" * 32
+SLACK, GITHUB, SECRET = "xoxb-doctor-5e1f09", "ghp_doctor5e1f09aa", "s" * 32
 NEWEST = ", ".join(sorted(ScriptDirectory.from_config(alembic_config()).get_heads()))
 
 
@@ -84,6 +84,9 @@ async def test_each_failing_check_says_the_fix(tmp_path: Path, fakes) -> None:
         "FAIL  github: GitHub refused the token (401 Bad credentials); replace WIRE_GITHUB__TOKEN",
         "FAIL  webhook secret: 5 characters; use at least 16 random ones (openssl rand -hex "
         "32) here and in GitHub",
+        "warn  secrets: WIRE_DISCORD__BOT_TOKEN, WIRE_GITHUB__TOKEN, "
+        "WIRE_GITHUB__WEBHOOK_SECRET: fewer than 12 characters or a dictionary word, so logs "
+        "redact it only where it stands as a value (password=…); use a long random one",
     ]
     for secret in ("xoxb-revoked", "stale", "ghp_gone", "short"):
         assert all(secret not in line for line in lines)
@@ -129,7 +132,8 @@ def test_the_command_prints_one_line_per_check_and_exits_1(
     assert lines[2].endswith(
         "; check the network or a proxy; only /wire subscribe OWNER/REPO needs GitHub here"
     )
-    assert len(lines) == 3
+    assert lines[3].startswith("warn  secrets: WIRE_DATABASE_URL password: fewer than 12")
+    assert "pw" not in lines[3] and len(lines) == 4
 
     offline = env | {"WIRE_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'demo.db'}"}
     assert invoke(["db", "upgrade", "--config", "config/demo.toml"], env=offline).exit_code == 0

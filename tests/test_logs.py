@@ -160,3 +160,29 @@ def test_wire_run_logs_json_lines_without_its_tokens(tmp_path: Path) -> None:
     assert all({"time", "level", "logger", "event"} <= set(e) for e in events)
     for secret in (GITHUB_TOKEN, ARCHIVE_TOKEN):
         assert secret not in done.stderr and secret not in done.stdout
+
+
+@pytest.mark.parametrize("form", ["json", "text"])
+def test_a_weak_secret_is_redacted_only_where_it_stands_as_a_value(captured, form: str) -> None:
+    """A database password "wire" once turned every "wire" of the log into [redacted]
+    (4,961 times), which told anyone reading it the password."""
+    settings = Settings(
+        _env_file=None,
+        database_url="postgresql+asyncpg://wire:wire@127.0.0.1:5432/wire",
+        slack={"signing_secret": "Administrator"},  # a dictionary word, however long
+        web={"token": "kX9$archive-7Tq2"},  # strong: redacted wherever it appears
+    )
+    logs.configure(level="INFO", format=form, secrets=logs.secrets_in(settings), stream=captured)
+    log = logging.getLogger("wire.leader")
+    log.info("wire.leader took over; /wire subscribe executorch from #wire-news")
+    log.info("an Administrator asked; the wire format is fine")
+    log.info("database %s", settings.database_url)
+    log.info("password=wire token: wire secret=Administrator auth Bearer wire")
+    log.info('{"password": "wire"} kX9$archive-7Tq2 and ?x=kX9$archive-7Tq2')
+    out = captured.getvalue()
+    assert "wire.leader took over; /wire subscribe executorch from #wire-news" in out
+    assert "an Administrator asked; the wire format is fine" in out
+    assert "postgresql+asyncpg://wire:[redacted]@127.0.0.1:5432/wire" in out
+    assert "password=[redacted] token: [redacted] secret=[redacted] auth Bearer [redacted]" in out
+    assert '"password": "[redacted]"' in out.replace('\\"', '"')
+    assert "kX9$archive-7Tq2" not in out and out.count("[redacted]") >= 8

@@ -291,8 +291,8 @@ def test_an_announcement_is_bare_text_or_a_record_with_its_facts(captured) -> No
     logs.announce(log, "running", text="The Wire is running.\nCtrl-C to stop.", port=1)
     assert captured.getvalue() == "The Wire is running.\nCtrl-C to stop.\n"
     json_lines = io.StringIO()
-    logs.configure(format="json", stream=json_lines, secrets=["s3cr3tvalue"])
-    logs.announce(log, "running", text="ignored", channels=[{"follows": ["s3cr3tvalue"]}])
+    logs.configure(format="json", stream=json_lines, secrets=["s3cr3tvalue-long"])
+    logs.announce(log, "running", text="ignored", channels=[{"follows": ["s3cr3tvalue-long"]}])
     record = json.loads(json_lines.getvalue())
     assert record["event"] == "running" and record["channels"] == [{"follows": ["[redacted]"]}]
 

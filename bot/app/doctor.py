@@ -30,6 +30,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from bot.app.cli_options import DEFAULT_CONFIGS, ConfigOption, resolve_config
+from bot.logs import MIN_STRONG, is_weak, named_secrets
 from bot.settings import Settings, load_settings
 from bot.store.engine import alembic_config, make_engine
 from digest.config import WireConfig
@@ -182,6 +183,21 @@ def check_webhook_secret(settings: Settings) -> Check | None:
     return Check("webhook secret", True, f"set, {length} characters")
 
 
+def check_weak_secrets(settings: Settings) -> Check | None:
+    """A warning naming each secret short or common enough that the log redacts it only
+    where it stands as a value (see `bot.logs.is_weak`); None when there is none."""
+    weak = [name for name, value in named_secrets(settings) if is_weak(value)]
+    if not weak:
+        return None
+    return Check(
+        "secrets",
+        False,
+        f"{', '.join(weak)}: fewer than {MIN_STRONG} characters or a dictionary word, so "
+        "logs redact it only where it stands as a value (password=…); use a long random one",
+        optional=True,
+    )
+
+
 async def _guarded(name: str, check: Callable[[], Awaitable[Check]]) -> Check:
     try:
         return await check()
@@ -235,8 +251,8 @@ async def run_checks(settings: Settings, projects: WireConfig | None = None) -> 
                 detail=f"{check.detail}; only /wire subscribe OWNER/REPO needs GitHub here",
             )
         checks.append(check)
-    secret = check_webhook_secret(settings)
-    return checks + ([secret] if secret is not None else [])
+    found = [check_webhook_secret(settings), check_weak_secrets(settings)]
+    return checks + [check for check in found if check is not None]
 
 
 @commands.command()
