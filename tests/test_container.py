@@ -3,8 +3,10 @@
 No image can be built here (no runtime, no base image to pull), so each promise the two
 files make is checked against the repository and the real `wire` instead: every path they
 copy exists and is not ignored, the wheel the builder stage installs carries every file of
-the packages, the entrypoint and command are `wire` commands, the health check asks a
-running service's `/healthz`, and every `WIRE_…` name they set is a real setting.
+the packages, dependencies install in a layer before the code, the runtime image has git
+and lets its user write the cache and var/, the entrypoint and command are `wire` commands,
+the health check passes against a running service, compose publishes a fixed port, and
+every `WIRE_…` name they set is a real setting.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from bot.settings import HttpSettings, Settings
+from bot.settings import OTHER_NAMES, HttpSettings, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -62,6 +64,27 @@ def runtime_stage() -> list[tuple[str, str]]:
     found = instructions()
     last = max(i for i, (kw, _) in enumerate(found) if kw == "FROM")
     return found[last:]
+
+
+def builder_stage() -> list[tuple[str, str]]:
+    """The instructions of the first stage, which builds the virtualenv."""
+    found = instructions()
+    starts = [i for i, (kw, _) in enumerate(found) if kw == "FROM"]
+    return found[: starts[1]]
+
+
+def index_of(stage: list[tuple[str, str]], keyword: str, *words: str) -> int:
+    """The position of the one `keyword` instruction of `stage` holding every one of `words`."""
+    found = [
+        i for i, (kw, rest) in enumerate(stage) if kw == keyword and all(w in rest for w in words)
+    ]
+    assert len(found) == 1, f"expected one {keyword} with {words}, found {len(found)}"
+    return found[0]
+
+
+def env_values() -> dict[str, str]:
+    """NAME=value of the runtime stage's ENV instruction."""
+    return dict(pair.split("=", 1) for pair in shlex.split(only("ENV")))
 
 
 def only(keyword: str) -> str:
@@ -138,6 +161,84 @@ def test_the_wheel_the_builder_installs_carries_every_file_of_the_packages(tmp_p
     assert any(name.endswith("entry_points.txt") for name in inside)
 
 
+def test_dependencies_install_in_a_layer_before_the_code() -> None:
+    """A change to bot/ or digest/ (or the README) rebuilds only the layers after it: the
+    dependencies are installed from pyproject.toml alone, and the wheel without them."""
+    stage = builder_stage()
+    dependencies = index_of(stage, "RUN", "pip install --requirement")
+    copied_before = [arguments(rest)[:-1] for kw, rest in stage[:dependencies] if kw == "COPY"]
+    assert copied_before == [["pyproject.toml"]]
+    for code in ("bot", "digest", "README.md"):
+        assert index_of(stage, "COPY", code) > dependencies, f"{code} is copied too early"
+    assert "pip install --no-deps /wheels/" in stage[index_of(stage, "RUN", "/wheels/*.whl")][1]
+
+
+def test_the_dependency_list_the_builder_installs_is_pyprojects(tmp_path: Path) -> None:
+    """The builder's own command, run on this pyproject.toml, lists [project] dependencies."""
+    run = builder_stage()[index_of(builder_stage(), "RUN", "pip install --requirement")][1]
+    listing = next(part for part in run.split("&&") if "python -c" in part)
+    command, _, _written = listing.partition(">")
+    program = shlex.split(command)[-1]
+    listed = subprocess.run(
+        [sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert listed.returncode == 0, listed.stderr
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert listed.stdout.splitlines() == pyproject["project"]["dependencies"]
+
+
+def test_the_runtime_image_has_git_for_git_sources() -> None:
+    """python:3.11-slim has no git, which `git:` sources run; the clones are mounted and
+    belong to another user, which git refuses unless every directory is marked safe."""
+    stage = runtime_stage()
+    install = index_of(stage, "RUN", "apt-get install")
+    command = stage[install][1]
+    assert re.search(r"apt-get install --yes --no-install-recommends git(\s|$)", command)
+    assert "apt-get update" in command and "rm -rf /var/lib/apt/lists/*" in command
+    assert "git config --system --add safe.directory '*'" in command
+    assert install < index_of(stage, "USER", ""), "apt-get needs root: before USER"
+
+
+def test_the_unprivileged_user_owns_the_cache_and_var() -> None:
+    """/app belongs to root: the lexicon's cache and var/ (the SQLite database, the
+    heartbeat) must be directories the service's user owns, or nothing is written there."""
+    stage = runtime_stage()
+    user = only("USER")
+    env = env_values()
+    cache = env["WIRE_CACHE_DIR"]
+    database = Path(env["WIRE_DATABASE_URL"].removeprefix("sqlite+aiosqlite:///"))
+    chowns = [
+        arguments(part.strip())
+        for kw, rest in stage[: index_of(stage, "USER", "")]
+        if kw == "RUN"
+        for part in rest.split("&&")
+        if part.strip().startswith("chown")
+    ]
+    owned = {path for args in chowns if args[1] == f"{user}:{user}" for path in args[2:]}
+    assert {cache, str(database.parent)} <= owned
+    made = {path for kw, rest in stage if kw == "RUN" for path in re.findall(r"/app/\S+", rest)}
+    assert {cache, str(database.parent)} <= made
+
+
+def test_the_image_writes_the_lexicons_cache_as_its_user(tmp_path: Path) -> None:
+    """The RUN after USER makes the lexicon's fast copy in WIRE_CACHE_DIR, so no container
+    start reads lemminflect's files again: run here, it writes the copy."""
+    stage = runtime_stage()
+    warm = next(
+        rest
+        for kw, rest in stage[index_of(stage, "USER", "") :]
+        if kw == "RUN" and "lexicon" in rest
+    )
+    command = arguments(warm)
+    assert command[0] == "python"
+    env = os.environ | {"WIRE_CACHE_DIR": str(tmp_path)}
+    made = subprocess.run(
+        [sys.executable, *command[1:]], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert made.returncode == 0, made.stderr
+    assert [path.name for path in tmp_path.glob("lemminflect-*.marshal")], "no copy written"
+
+
 def test_the_entrypoint_and_command_are_wire_commands() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     entrypoint, command = arguments(only("ENTRYPOINT")), arguments(only("CMD"))
@@ -157,10 +258,12 @@ def _free_port() -> int:
 
 
 def test_the_health_check_asks_the_running_service(tmp_path: Path) -> None:
-    """The HEALTHCHECK's own command passes while `wire run` serves `/healthz` and fails,
-    naming the address, once it has stopped."""
+    """The HEALTHCHECK's own command is `wire health`, which checks the database, the
+    scheduler's heartbeat and `/healthz` when there is a web server (not `--http`, which
+    fails a service that serves no HTTP): it passes while `wire run` runs and fails, naming
+    the missing heartbeat, once it has stopped."""
     check = arguments(only("HEALTHCHECK").split(" CMD ", 1)[1])
-    assert check[:2] == ["wire", "health"]
+    assert check == ["wire", "health"]
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WIRE_")} | {
         "WIRE_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'wire.db'}",
@@ -187,7 +290,7 @@ def test_the_health_check_asks_the_running_service(tmp_path: Path) -> None:
         service.communicate(timeout=30)
     down = healthcheck()
     assert down.returncode == 1
-    assert f"http://127.0.0.1:{port}/healthz" in down.stderr
+    assert "unhealthy: the service is not running here (no heartbeat at" in down.stderr
 
 
 def _is_setting(name: str) -> bool:
@@ -203,10 +306,12 @@ def _is_setting(name: str) -> bool:
 
 
 @pytest.mark.parametrize("path", [DOCKERFILE, COMPOSE], ids=lambda p: p.name)
-def test_every_wire_name_the_files_set_or_mention_is_a_setting(path: Path) -> None:
+def test_every_wire_name_the_files_set_or_mention_is_one_the_wire_reads(path: Path) -> None:
+    """A setting, or a name the Wire's other parts read (WIRE_CACHE_DIR): the service
+    refuses any other WIRE_ name in its environment."""
     names = set(SETTING_NAME.findall(path.read_text(encoding="utf-8")))
     assert names, f"{path.name} names no setting"
-    unknown = sorted(name for name in names if not _is_setting(name))
+    unknown = sorted(name for name in names if not (_is_setting(name) or name in OTHER_NAMES))
     assert not unknown, f"{path.name} names settings that do not exist: {unknown}"
 
 
@@ -230,8 +335,42 @@ def test_compose_runs_the_image_beside_a_healthy_postgres() -> None:
         source = volume.split(":")[0]
         if source.startswith("./"):
             assert (ROOT / source).is_dir(), f"compose mounts {source}, which does not exist"
-    exposed = arguments(only("EXPOSE"))
-    assert [str(p) for p in wire["ports"]] == exposed
+
+
+def _interpolated(text: str) -> str:
+    """`text` as Compose reads it with no variable set: ${NAME:-default} → default."""
+    return re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", text)
+
+
+def test_compose_publishes_the_port_on_a_fixed_host_port() -> None:
+    """ "3000" alone would publish on a random host port, which no Slack request URL can
+    name: the host port is fixed (3000 unless a variable that is not a setting moves it)."""
+    wire = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["wire"]
+    [published] = wire["ports"]
+    [exposed] = arguments(only("EXPOSE"))
+    assert _interpolated(str(published)) == f"{exposed}:{exposed}"
+    for name in re.findall(r"\$\{(\w+)", str(published)):
+        assert not name.startswith("WIRE_"), f"{name}: the service refuses unknown WIRE_ names"
+
+
+def test_compose_keeps_each_replicas_heartbeat_its_own() -> None:
+    """With PostgreSQL, /app/var holds only the heartbeat `wire health` reads: a volume
+    shared by the replicas (`--scale`) would let one replica's beat stand for another's."""
+    wire = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["wire"]
+    assert wire["environment"]["WIRE_DATABASE_URL"].startswith("postgresql")
+    mounted = [volume.split(":")[1] for volume in wire.get("volumes", [])]
+    assert "/app/var" not in mounted
+
+
+def test_compose_and_the_readme_say_which_compose_version_it_needs() -> None:
+    """`env_file` with `required: false` is refused by Docker Compose before 2.24."""
+    text = COMPOSE.read_text(encoding="utf-8")
+    wire = yaml.safe_load(text)["services"]["wire"]
+    assert any(isinstance(entry, dict) and "required" in entry for entry in wire["env_file"])
+    assert "Docker Compose 2.24 or later" in " ".join(text.split())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docker = readme.split("## Docker", 1)[1].split("\n## ", 1)[0]
+    assert "Docker Compose 2.24 or later" in " ".join(docker.replace("*", "").split())
 
 
 def test_the_image_opens_the_web_server_to_the_containers_network() -> None:
