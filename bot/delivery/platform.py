@@ -6,7 +6,9 @@ second message, the way chat APIs do with a client message id or nonce. The work
 a part's message id right after `post` returns; if the process dies between the two, the
 retry re-posts with the same key and gets the first message's id back, so nothing appears
 twice. Adapters whose API has no such key keep a short-lived key → id map of their own (or
-search the thread's recent messages for the key in their metadata).
+search the thread's recent messages for the key in their metadata); such a map is empty
+after a restart, so the worker tells a `Resumable` platform when a part was attempted
+before (the delivery's earlier attempt may have posted it), and the platform looks first.
 
 Rendering is a pure function of the part (`render_text` here; Block Kit and embeds in the
 adapters), testable without any I/O.
@@ -54,6 +56,17 @@ class Platform(Protocol):
 
     async def update(self, channel: str, message_id: str, part: Part) -> None:
         """Replace the content of a message this platform posted (e.g. to show acks)."""
+        ...
+
+
+@runtime_checkable
+class Resumable(Protocol):
+    """A platform whose API has no client message id, which can look for a message by its
+    key (in the message's metadata) before posting it again."""
+
+    def may_have_posted(self, channel: str, key: str) -> None:
+        """An earlier attempt at `key` (perhaps by a process that died before recording
+        the message) may have posted it: look for it before posting again."""
         ...
 
 

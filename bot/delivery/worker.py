@@ -44,7 +44,7 @@ from bot.delivery.attempts import Summary, backoff, default_worker_id, part_key
 from bot.delivery.followups import refresh_item, send_reminders  # noqa: F401
 from bot.delivery.listing import describe, list_deliveries  # noqa: F401
 from bot.delivery.parts import item_id_of, parts_of
-from bot.delivery.platform import Platform
+from bot.delivery.platform import Platform, Resumable
 from bot.errors import LeaseLostError, PermanentError, RetryableError
 from bot.settings import DeliverySettings
 from bot.store import Claim, PostedPart, Store, check_failure, utcnow
@@ -260,9 +260,10 @@ class Worker:
                     done.released = 1
                     return done
                 thread = None if part.index == 0 else parent
-                message_id = await platform.post(
-                    claim.channel, part, thread, key=part_key(claim.id, part.index)
-                )
+                key = part_key(claim.id, part.index)
+                if thread is None and claim.attempts > 1 and isinstance(platform, Resumable):
+                    platform.may_have_posted(claim.channel, key)  # by a process now gone
+                message_id = await platform.post(claim.channel, part, thread, key=key)
                 renew = utcnow() >= renew_at
                 await deliveries.record_part(
                     claim.id,

@@ -23,9 +23,10 @@ Idempotency (the `key` of `Platform.post`): Slack has no client message id, so
   thread's replies for a reply, the channel's latest messages (conversations.history) for
   a parent. slack-sdk's own retry of connection errors is not used for that reason: it
   would repeat such a post blindly.
-A parent has no thread to search: if the process dies after Slack accepted a parent and
-before the worker recorded it, the retry posts a second parent. The worker records each
-part right after `post` returns, so that window is one round trip long.
+- a parent of a delivery attempted before (`may_have_posted`: the worker says so, since a
+  process that died after Slack accepted the parent and before recording it leaves no
+  memory of it) is looked for among the channel's latest messages first, so a restart
+  posts no second parent.
 """
 
 from __future__ import annotations
@@ -176,6 +177,12 @@ class SlackPlatform:
             await self._send(channel, message, follow, f"{key}+{i}")
         return first
 
+    def may_have_posted(self, channel: str, key: str) -> None:
+        """An earlier attempt at parent `key` may have posted it: the next post of the key
+        reads the channel's latest messages first (see the module docstring)."""
+        if key not in self._sent:
+            self._unanswered.note(key, channel)
+
     async def update(self, channel: str, message_id: str, part: Part) -> None:
         """Replace the content of message `message_id` with `part` (e.g. to show acks). A
         part that renders to more than one message cannot be an edit of one message."""
@@ -225,7 +232,7 @@ class SlackPlatform:
         self._unanswered.pop(key, None)
         try:
             response = await self.client.conversations_history(
-                channel=channel, include_all_metadata=True, limit=50
+                channel=channel, include_all_metadata=True, limit=100
             )
         except Exception as exc:
             log.warning("could not read Slack channel %s to resume: %s", channel, exc)

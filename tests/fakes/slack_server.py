@@ -27,6 +27,7 @@ the app's acks (`{"envelope_id": …}`) are kept in `envelope_acks`.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import itertools
 import json
@@ -194,7 +195,11 @@ class FakeSlack:
         clock: Callable[[], float] = time.monotonic,
         users: dict[str, str] | None = None,
         app_tokens: Iterable[str] = (),
+        delay: float = 0.0,
     ) -> None:
+        # seconds each Web API answer takes after the call took effect: a client killed
+        # meanwhile leaves a message posted that it never heard of
+        self.delay = delay
         self.tokens = set(tokens)
         self.app_tokens = set(app_tokens)
         self.sockets: list[web.WebSocketResponse] = []
@@ -307,6 +312,8 @@ class FakeSlack:
         method = request.match_info["method"]
         params = await self._params(request)
         status, body, headers = self._answer(method, params, request.headers)
+        if self.delay:
+            await asyncio.sleep(self.delay)
         peer = request.transport.get_extra_info("peername") if request.transport else None
         peer = tuple(peer[:2]) if peer else None
         self.requests.append(Recorded(method, params, status, body.get("error"), peer))
