@@ -102,7 +102,7 @@ def test_a_second_run_says_the_demo_window_went_out_already(
         assert service.stderr is not None
         seen = lines_until(service.stderr, "already delivered")
         service.send_signal(signal.SIGTERM)
-        service.communicate(timeout=20)
+        seen += service.communicate(timeout=20)[1].splitlines()
     finally:
         if service.poll() is None:
             service.kill()

@@ -31,16 +31,17 @@ async def already_delivered(settings: Settings, store: Store) -> list[str]:
         return []
     now = settings.now()
     lines = []
-    for _table, seed in settings.seeds:
-        where = {"platform": seed.platform, "workspace": seed.workspace, "channel": seed.channel}
+    channels = dict.fromkeys((s.platform, s.workspace, s.channel) for _t, s in settings.seeds)
+    for platform, workspace, name in channels:
+        where = {"platform": platform, "workspace": workspace, "channel": name}
         channel = await store.channels.get(**where)
         if channel.last_window_until is None or channel.last_window_until < now:
             continue
-        recent = await store.listing.list(platform=seed.platform, channel=seed.channel, limit=1)
+        recent = await store.listing.list(platform=platform, channel=name, limit=1)
         story = await store.stories.get(recent[0].story_id) if recent else None
         window = f" ({story.window.label()})" if story is not None else ""
         lines.append(
-            f"the demo window{window} was already delivered to #{seed.channel}; "
+            f"the demo window{window} was already delivered to #{name}; "
             f"{_fresh_start(settings.database_url)}"
         )
     return lines
