@@ -252,6 +252,39 @@ def bump(title: str, *paths: str, author: str = "dependabot[bot]", body: str = "
 WIDGETS = Project(repo="acme/widgets", name="widgets")
 
 
+def test_a_bump_is_labelled_by_the_projects_own_words_not_the_dependencys() -> None:
+    """Breaking and security labels of a bump need the project's own title, labels or (from
+    a person) body: a bot's body quotes the dependency's release notes, and a name that
+    contains "security" is a name."""
+    quoted = bump(
+        "chore(deps): update conda-incubator/setup-miniconda action to v3.3.0",
+        ".github/workflows/ci.yml",
+        "pyproject.toml",
+        author="renovate[bot]",
+        body="### Release notes\n\n#### BREAKING CHANGE: drops Node 16.\n\nIt's not a security fix;"
+        " see GHSA-aaaa-bbbb-cccc for the old one.",
+    )
+    event = classify_one(quoted, WIDGETS)
+    assert event.kind == "bump" and not event.breaking and not event.security
+    named = classify_one(
+        bump("Update dependency open-security-tools/ost-simple-sts to v1.4.0", "package.json"),
+        WIDGETS,
+    )
+    assert named.bump is not None and not named.bump.security and not named.security
+    tagged = classify_one(
+        bump("chore(deps): update dependency ws to v8.20.1 [security]", "package.json"), WIDGETS
+    )
+    assert tagged.bump is not None and tagged.bump.security and tagged.security
+    labelled = bump("Bump idna from 3.6 to 3.7", "requirements.txt").model_copy(
+        update={"labels": ("dependencies", "security")}
+    )
+    assert classify_one(labelled, WIDGETS).security
+    bot_body = bump(
+        "Bump urllib3 from 2.6.3 to 2.6.4", "requirements.txt", body="Fixes CVE-2026-1234."
+    )
+    assert not classify_one(bot_body, WIDGETS).security
+
+
 def test_dependency_bumps_are_kind_bump_with_major_security_and_shipped_flags() -> None:
     minor = classify_one(bump("Bump aiohttp from 3.13.4 to 3.14.0", "uv.lock"), WIDGETS)
     assert minor.kind == "bump" and minor.bump is not None
@@ -269,7 +302,10 @@ def test_dependency_bumps_are_kind_bump_with_major_security_and_shipped_flags() 
     example = bump("Bump lodash from 3.10.1 to 4.18.1", "examples/demo-app/package.json")
     assert not classify_one(example, WIDGETS).bump.shipped
     security = bump(
-        "Bump urllib3 from 2.6.3 to 2.6.4", "requirements.txt", body="Fixes CVE-2026-1234."
+        "Bump urllib3 from 2.6.3 to 2.6.4",
+        "requirements.txt",
+        body="Fixes CVE-2026-1234.",
+        author="Ana Lima",  # a person's own body: the project's word
     )
     fixed = classify_one(security, WIDGETS).bump
     assert fixed is not None and fixed.security and not fixed.major and fixed.stands_alone

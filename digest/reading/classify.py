@@ -268,8 +268,11 @@ def read_change(activity: Activity, project: Project) -> Reading:
         not undoes
         and not internal
         and kind != "release"
-        and (bump is None or bump.stands_alone)
-        and is_security_fix(activity, subject, body)
+        and (
+            is_security_fix(activity, subject, body)
+            if bump is None
+            else bump.stands_alone and bump.security  # its title or labels, never its body
+        )
     )
     cleanup = is_cleanup_of_deprecated(subject)
     event = Event(
@@ -281,8 +284,10 @@ def read_change(activity: Activity, project: Project) -> Reading:
         obj=obj.strip(),
         topics=(),
         reverts_title=reverts_title,
+        # A bot's bump quotes the dependency's breaking changes: its news, not this project's.
         breaking=not undoes
         and not cleanup
+        and not (bump is not None and bump.by_bot)
         and is_breaking(activity, subject, parts.tags, parts.breaking_marker, code=code),
         ci_gate=not undoes and is_ci_gate(activity, subject, body, ci_touch),
         deprecation=not undoes and code and is_deprecation(subject, body, parts.kind),

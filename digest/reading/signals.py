@@ -210,9 +210,8 @@ def _sentences(text: str) -> list[str]:
 
 # ---------------------------------------------------------------- dependency bumps
 
-# A security fix named in the body ("Bumps X … fixes CVE-2026-1234"); titles are read by
-# digest.reading.titles.
-_SECURITY = re.compile(r"\b(CVE-\d{4}-\d+|GHSA(-\w{4}){3}|security (fix|advisory|update))\b", re.I)
+_ADVISORY_ID = re.compile(r"\b(CVE-\d{4}-\d+|GHSA(-\w{4}){3})\b", re.I)
+
 # Dev tooling, examples, and lock files of interpreted packages: a library's wheel or tarball
 # does not carry them, so a bump that only touches them changes nothing users install.
 _DEV_PATH = re.compile(
@@ -252,6 +251,7 @@ class Bump:
     security: bool
     shipped: bool
     count: int = 1  # updates the change carries ("Bump the rust group with 6 updates")
+    by_bot: bool = False  # dependabot, renovate…: its body is the dependency's own notes
 
     @property
     def stands_alone(self) -> bool:
@@ -274,7 +274,12 @@ def dependency_bump(activity: Activity, subject: str) -> Bump | None:
         and not any(_MANIFEST_PATH.search(f.path) for f in activity.files)
     ):
         return None  # "Bump replicas from 5 to 12", "Bump timeout to 2h": configuration
-    security = (info is not None and info.security) or bool(_SECURITY.search(activity.body))
+    # A bot's body quotes the dependency's own release notes ("It's not a security fix"):
+    # the dependency's news. A person's own body naming an advisory is the project's word.
+    by_bot = bool(_BOT_AUTHOR.search(activity.author))
+    security = (info is not None and info.security) or (
+        not by_bot and _ADVISORY_ID.search(activity.body) is not None
+    )
     paths = [f.path for f in activity.files]
     shipped = not paths or not all(
         is_ci_path(p) or is_doc_path(p) or is_test_path(p) or _DEV_PATH.search(p) for p in paths
@@ -284,4 +289,5 @@ def dependency_bump(activity: Activity, subject: str) -> Bump | None:
         security=security,
         shipped=shipped,
         count=info.count if info is not None else 1,
+        by_bot=by_bot,
     )

@@ -204,7 +204,9 @@ class BumpInfo:
     """A dependency update: what moved, between which versions, and whether it matters.
 
     `major` is a major version jump (for 0.x versions a minor one, as semver reads them);
-    `security` says the title or labels name a security fix, CVE or GHSA advisory;
+    `security` says the change's own title names a CVE or GHSA advisory or carries a
+    `[security]` tag, or a label marks it (never the word inside a name, never a body,
+    which a bot fills with the dependency's own notes);
     `count` is how many updates the change carries ("Bump the rust group with 6 updates").
     """
 
@@ -219,7 +221,22 @@ class BumpInfo:
 _BOT_AUTHORS = re.compile(
     r"^(dependabot|renovate|pre-commit-ci|depfu|snyk-bot|greenkeeper|pyup-bot)(\[bot\])?$", re.I
 )
-_SECURITY = re.compile(r"\b(security|cve-\d{4}-\d+|ghsa(-[0-9a-z]{4}){3}|vulnerab\w*)\b", re.I)
+# A bump is a security update only by the project's own word: an advisory id, a
+# `[security]` tag or "security fix" in its title; a word "security" inside a name is a
+# name (`open-security-tools/ost-simple-sts`). Labels: see `_security_label`.
+_ADVISORY_ID = re.compile(r"\b(cve-\d{4}-\d+|ghsa(-[0-9a-z]{4}){3})\b", re.I)
+_SECURITY_TAG = re.compile(
+    r"\[security\]|\bsecurity\s+(fix|update|patch|release|advisory)\b"
+    r"|\bfix(es)?\s+(a\s+)?(security|vulnerabilit(y|ies))\b",
+    re.I,
+)
+
+
+def _security_label(label: str) -> bool:
+    """A label that marks a security update: "security" itself, or an advisory id."""
+    return label.strip().lower() in ("security", "type: security", "kind/security") or bool(
+        _ADVISORY_ID.search(label)
+    )
 _VERSION = r"v?[\w.+-]*\d[\w.+-]*"
 _PAIR = re.compile(rf"(?P<pkg>[@\w./-]+) from (?P<from>{_VERSION}) to (?P<to>{_VERSION})", re.I)
 _GROUP = re.compile(r"^bump (?:the )?(?P<pkg>\S+) group\b.*?\bwith (?P<n>\d+) updates?\b", re.I)
@@ -277,7 +294,10 @@ def _dependency_bump(title: str, author: str, labels: tuple[str, ...]) -> BumpIn
         return None
     by_bot = bool(_BOT_AUTHORS.match(author.strip()))
     deps_scope = (parts.scope or "").lower() in _DEPS_SCOPES
-    security = bool(_SECURITY.search(title)) or any(_SECURITY.search(label) for label in labels)
+    security = (
+        bool(_ADVISORY_ID.search(title) or _SECURITY_TAG.search(title))
+        or any(_security_label(label) for label in labels)
+    )
     pairs = list(_PAIR.finditer(subject))
     if pairs and (
         subject.lower().startswith(("bump", "update", "upgrade")) or by_bot or deps_scope
