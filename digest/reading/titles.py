@@ -237,6 +237,8 @@ def _security_label(label: str) -> bool:
     return label.strip().lower() in ("security", "type: security", "kind/security") or bool(
         _ADVISORY_ID.search(label)
     )
+
+
 _VERSION = r"v?[\w.+-]*\d[\w.+-]*"
 _PAIR = re.compile(rf"(?P<pkg>[@\w./-]+) from (?P<from>{_VERSION}) to (?P<to>{_VERSION})", re.I)
 _GROUP = re.compile(r"^bump (?:the )?(?P<pkg>\S+) group\b.*?\bwith (?P<n>\d+) updates?\b", re.I)
@@ -294,9 +296,8 @@ def _dependency_bump(title: str, author: str, labels: tuple[str, ...]) -> BumpIn
         return None
     by_bot = bool(_BOT_AUTHORS.match(author.strip()))
     deps_scope = (parts.scope or "").lower() in _DEPS_SCOPES
-    security = (
-        bool(_ADVISORY_ID.search(title) or _SECURITY_TAG.search(title))
-        or any(_security_label(label) for label in labels)
+    security = bool(_ADVISORY_ID.search(title) or _SECURITY_TAG.search(title)) or any(
+        _security_label(label) for label in labels
     )
     pairs = list(_PAIR.finditer(subject))
     if pairs and (
