@@ -268,11 +268,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
         not undoes
         and not internal
         and kind != "release"
-        and (
-            is_security_fix(activity, subject, body)
-            if bump is None
-            else bump.stands_alone and bump.security  # its title or labels, never its body
-        )
+        and (bump.security_fix if bump else is_security_fix(activity, subject, body))
     )
     cleanup = is_cleanup_of_deprecated(subject)
     event = Event(
@@ -284,7 +280,6 @@ def read_change(activity: Activity, project: Project) -> Reading:
         obj=obj.strip(),
         topics=(),
         reverts_title=reverts_title,
-        # A bot's bump quotes the dependency's breaking changes: its news, not this project's.
         breaking=not undoes
         and not cleanup
         and not (bump is not None and bump.by_bot)

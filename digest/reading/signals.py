@@ -251,7 +251,15 @@ class Bump:
     security: bool
     shipped: bool
     count: int = 1  # updates the change carries ("Bump the rust group with 6 updates")
-    by_bot: bool = False  # dependabot, renovate…: its body is the dependency's own notes
+    # dependabot, renovate…: its body is the dependency's own notes, so the breaking changes
+    # it quotes are the dependency's, never this project's
+    by_bot: bool = False
+
+    @property
+    def security_fix(self) -> bool:
+        """True for a security update of what ships, so named by the project itself (see
+        `dependency_bump`): it leads and gets an item."""
+        return self.stands_alone and self.security
 
     @property
     def stands_alone(self) -> bool:
