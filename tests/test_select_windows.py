@@ -330,3 +330,24 @@ def test_a_week_of_one_change_among_docs_and_bumps_is_quiet_and_counts_them() ->
         "updates, its only change showed"
     ), story.lede
     assert story.checks.passed, story.checks.problems
+
+
+@pytest.mark.parametrize(
+    ("minutes", "said"),
+    [
+        (22, "minutes after it landed"),
+        (75, "an hour after it landed"),
+        (5 * 60 + 10, "five hours after it landed"),
+        (26 * 60, "a day after it landed"),
+    ],
+)
+def test_a_back_out_says_how_long_after_the_change_as_the_gap_was(minutes: int, said: str) -> None:
+    """'hours after it landed' was said of back-outs 22 and 28 minutes after."""
+    original = change(1, "Add a cache for parsed schemas")
+    back_out = change(2, 'Revert "Add a cache for parsed schemas"').model_copy(
+        update={"landed_at": original.landed_at + timedelta(minutes=minutes)}
+    )
+    story = compose([original, back_out], config=WireConfig(), window=span(days=3))
+    text = " ".join(s.text for s in story.body)
+    assert said in text, text
+    assert story.checks is not None and story.checks.problems == ()

@@ -132,9 +132,19 @@ def cite_capped(*activities: Activity, limit: int = MAX_CITATIONS) -> str:
 
 
 def _since_original(event_landed, original_landed) -> str:
+    """How long after the change it undoes a back-out landed, as the real gap says it:
+    "minutes after", "an hour after", "five hours after", "hours after" (ten or more: a
+    count in digits would be a number no source states), "a day after"."""
     gap = event_landed - original_landed
+    if gap < timedelta(hours=1):
+        return "minutes after it landed"
     if gap < timedelta(days=1):
-        return "hours after it landed"
+        hours = int(gap.total_seconds() // 3600)
+        if hours == 1:
+            return "an hour after it landed"
+        return (
+            f"{count_word(hours)} hours after it landed" if hours < 10 else "hours after it landed"
+        )
     days = gap.days
     return "a day after it landed" if days == 1 else f"{count_word(days)} days after it landed"
 
