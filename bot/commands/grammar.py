@@ -4,7 +4,8 @@ Pure and total: `parse` never raises, whatever the text. Resolving names against
 configuration (is `executorch` a project? is `xnnpack` a topic?) is the handlers' job.
 
     /wire subscribe executorch pytorch/ci-infra topic:xnnpack -author:pytorchbot
-    /wire unsubscribe executorch | all
+    /wire subscribe vitejs/vite releases | security
+    /wire unsubscribe executorch [releases|security] | all
     /wire list | topics [PROJECT] | preview [TARGET] | help [COMMAND]
     /wire schedule weekdays 09:00 Europe/Berlin | daily [HH:MM] [TZ] | weekly mon [HH:MM] [TZ] | off
     /wire mute 4h | mute off
@@ -36,8 +37,8 @@ from bot.commands.parsed import (  # re-exported: callers import them from the g
 )
 
 USAGE = {
-    "subscribe": "/wire subscribe TARGET… [-author:NAME] [-topic:NAME]  (TARGET: alias, owner/repo, topic:NAME or owner/repo topic:NAME)",
-    "unsubscribe": "/wire unsubscribe TARGET… | /wire unsubscribe all",
+    "subscribe": "/wire subscribe TARGET… [releases|security] [-author:NAME] [-topic:NAME]  (TARGET: alias, owner/repo, topic:NAME or owner/repo topic:NAME)",
+    "unsubscribe": "/wire unsubscribe TARGET… [releases|security] | /wire unsubscribe all",
     "list": "/wire list",
     "topics": "/wire topics [PROJECT]",
     "preview": "/wire preview [TARGET]",
@@ -56,6 +57,8 @@ _DURATION = re.compile(r"^(?:\d{1,6}[mhd])+$")
 _UNIT = {"m": 60, "h": 3600, "d": 86400}
 _ITEM = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 _EXCLUDE = re.compile(r"^-(author|topic):(\S+)$")
+# The words that narrow a subscription to a kind of news (see `bot.store.KINDS`).
+KIND_WORDS = {"releases": "releases", "release": "releases", "security": "security"}
 
 
 def show(token: str) -> str:
@@ -115,20 +118,51 @@ def _targets(args: list[str], verb: str) -> tuple[list[Target], list[str]] | Rej
     return targets, excludes
 
 
+def _kind(args: list[str], verb: str) -> tuple[str | None, list[str]] | Rejected:
+    """The kind word of a (un)subscribe command (`releases`, `security`), and the rest."""
+    kinds = {KIND_WORDS[a.lower()] for a in args if a.lower() in KIND_WORDS}
+    rest = [a for a in args if a.lower() not in KIND_WORDS]
+    if len(kinds) > 1:
+        return Rejected(
+            "`releases` and `security` are two subscriptions: one command each", USAGE[verb]
+        )
+    kind = kinds.pop() if kinds else None
+    if kind is None:
+        return None, rest
+    if any(a.startswith("-") for a in rest):
+        return Rejected(f"`{kind}` takes no exclusions: it follows all of them", USAGE[verb])
+    if any(a.lower().startswith("topic:") for a in rest):
+        return Rejected(
+            f"`{kind}` are a repository's, not a topic's: name the repository alone",
+            USAGE[verb],
+        )
+    if not rest:
+        return Rejected(f"the {kind} of what? e.g. /wire {verb} vitejs/vite {kind}", USAGE[verb])
+    return kind, rest
+
+
 def _subscribe(args: list[str]) -> Command:
-    found = _targets(args, "subscribe")
+    kind = _kind(args, "subscribe")
+    if isinstance(kind, Rejected):
+        return kind
+    found = _targets(kind[1], "subscribe")
     if isinstance(found, Rejected):
         return found
     targets, excludes = found
     if not targets:
         return Rejected("subscribe to what?", USAGE["subscribe"])
-    return Subscribe(tuple(dict.fromkeys(targets)), tuple(dict.fromkeys(excludes)))
+    return Subscribe(
+        tuple(dict.fromkeys(targets)), tuple(dict.fromkeys(excludes)), kind[0] or "all"
+    )
 
 
 def _unsubscribe(args: list[str]) -> Command:
     if [a.lower() for a in args] == ["all"]:
         return Unsubscribe(everything=True)
-    found = _targets(args, "unsubscribe")
+    kind = _kind(args, "unsubscribe")
+    if isinstance(kind, Rejected):
+        return kind
+    found = _targets(kind[1], "unsubscribe")
     if isinstance(found, Rejected):
         return found
     targets, excludes = found
@@ -136,7 +170,7 @@ def _unsubscribe(args: list[str]) -> Command:
         return Rejected("unsubscribe takes no exclusions", USAGE["unsubscribe"])
     if not targets:
         return Rejected("unsubscribe from what?", USAGE["unsubscribe"])
-    return Unsubscribe(tuple(dict.fromkeys(targets)))
+    return Unsubscribe(tuple(dict.fromkeys(targets)), kind=kind[0])
 
 
 def _list(args: list[str]) -> Command:

@@ -17,8 +17,9 @@ from typing import Any
 
 from bot.acks.escalate import acknowledge
 from bot.commands import grammar as g
-from bot.commands import open_replies
+from bot.commands import kinds, open_replies
 from bot.commands.config_set import kept, set_in_config
+from bot.commands.listing import list_reply
 from bot.commands.open_door import LookUp, OpenDoor, with_open
 from bot.commands.preview import Previews
 from bot.commands.replies import (
@@ -89,6 +90,10 @@ class Commands:
         match command:
             case g.Rejected():
                 return rejected(command.problem, command.usage, command.suggestions)
+            case g.Subscribe() | g.Unsubscribe() if misspelt := kinds.misspelt_kind(
+                command, self.config
+            ):
+                return misspelt
             case g.Help():
                 return Reply(text=help_text(command.command))
             case g.Subscribe():
@@ -160,6 +165,8 @@ class Commands:
             return excludes
         configured = {} if ctx.operator else set_in_config(self.settings, self.names, ctx)
         for found, _ in admitted:
+            if command.kind != "all":
+                break  # the config's subscriptions are full ones, which cover the kinds
             if found in configured and set(configured[found]) != set(excludes):
                 return kept(self.names.describe(*found), exclusions=True)
         outcome = await self.store.admissions.subscribe(
@@ -172,6 +179,7 @@ class Commands:
                 per_channel=self.settings.subscribing.per_channel,
                 total=self.settings.subscribing.total,
             ),
+            kind=command.kind,
         )
         if isinstance(outcome, CapReached):
             if outcome.cap == "per_channel":
@@ -183,7 +191,9 @@ class Commands:
             repo, topic = done.subscription.repo, done.subscription.topic
             name = self.names.describe(repo, topic)
             but = f" (excluding {', '.join(excludes)})" if excludes else ""
-            if done.created and repo in opened:
+            if command.kind != "all" or done.replaced:
+                lines.append(kinds.subscribed(done, name, command.kind))
+            elif done.created and repo in opened:
                 lines.append(await self._opened_line(ctx, opened[repo], topic, but))
             elif done.created:
                 lines.append(f"Subscribed this channel to {name}{but}.")
@@ -205,14 +215,14 @@ class Commands:
             found = self.names.resolve(target)
             if isinstance(found, Reply):
                 return found
-            if found in configured:
+            if found in configured and command.kind is None:
                 return kept(self.names.describe(*found))
             repo, topic = found
-            name = self.names.describe(repo, topic)
-            if await self.store.subscriptions.remove(**self._where(ctx), repo=repo, topic=topic):
-                lines.append(f"Unsubscribed this channel from {name}.")
-            else:
-                lines.append(f"This channel was not subscribed to {name}: nothing changed.")
+            where = dict(**self._where(ctx), repo=repo, topic=topic, kind=command.kind)
+            removed = await self.store.subscriptions.remove(**where)
+            lines.append(
+                kinds.unsubscribed(self.names.describe(repo, topic), command.kind, removed)
+            )
         return Reply(text="\n".join(lines), visibility="channel")
 
     async def _unsubscribe_all(self, ctx: Context, configured: dict) -> Reply:
@@ -221,7 +231,7 @@ class Commands:
         chat = [s for s in subs if (s.repo, s.topic) not in configured]
         for sub in chat:
             await self.store.subscriptions.remove(
-                **self._where(ctx), repo=sub.repo, topic=sub.topic
+                **self._where(ctx), repo=sub.repo, topic=sub.topic, kind=sub.kind
             )
         stay = [self.names.describe(s.repo, s.topic) for s in subs if s not in chat]
         if not subs:
@@ -236,32 +246,7 @@ class Commands:
 
     async def list(self, ctx: Context) -> Reply:
         """The channel's subscriptions, who made them, its schedule and its last delivery."""
-        subs = await self.store.subscriptions.list(**self._where(ctx))
-        settings = await self.store.channels.get(**self._where(ctx))
-        if not subs:
-            return Reply(text="This channel has no subscriptions. Try: " + g.USAGE["subscribe"])
-        lines = ["This channel follows:"]
-        for sub in subs:
-            but = f" (excluding {', '.join(sub.excludes)})" if sub.excludes else ""
-            lines.append(
-                f"• {self.names.describe(sub.repo, sub.topic)}{but} — by {sub.created_by or 'unknown'}"
-                f" on {when(sub.created_at)}"
-            )
-        cron = settings.schedule or self.settings.schedule.default_cron
-        zone = settings.timezone or self.settings.schedule.timezone
-        lines.append(f"Schedule: {'off' if cron == 'off' else f'`{cron}` {zone}'}")
-        if settings.muted_until and settings.muted_until > datetime.now(UTC):
-            lines.append(f"Muted until {when(settings.muted_until)}.")
-        if not await self.store.bulletins.enabled(**self._where(ctx)):
-            lines.append("Bulletins: off ([immediate] items wait for the digest).")
-        last = await self.store.listing.list(platform=ctx.platform, channel=ctx.channel, limit=1)
-        if last:
-            info = last[0]
-            at = info.delivered_at or info.created_at
-            lines.append(f"Last delivery: “{info.headline}” ({info.state}, {when(at)}).")
-        else:
-            lines.append("Last delivery: none yet.")
-        return Reply(text="\n".join(lines))
+        return await list_reply(self.store, self.names, self.settings, ctx)
 
     def topics(self, command: g.Topics) -> Reply:
         """The topics of one project, or of every project."""

@@ -21,14 +21,20 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Subscribe:
+    """`kind` "all" follows the targets in full; "releases" or "security" only those."""
+
     targets: tuple[Target, ...]
     excludes: tuple[str, ...] = ()
+    kind: str = "all"
 
 
 @dataclass(frozen=True, slots=True)
 class Unsubscribe:
+    """`kind` None removes the targets' subscriptions of every kind."""
+
     targets: tuple[Target, ...] = ()
     everything: bool = False
+    kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

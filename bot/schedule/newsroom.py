@@ -50,6 +50,8 @@ def filters_of(subscriptions: Iterable[Subscription]) -> list[Filter]:
     """Fold a channel's subscriptions into filters (one per topic and exclusion set)."""
     groups: dict[tuple[str | None, tuple[str, ...]], set[str] | None] = {}
     for sub in subscriptions:
+        if sub.kind != "all":
+            continue  # releases and security: a story as each lands (bot.realtime.releases)
         key = (sub.topic, tuple(sorted(sub.excludes)))
         repos = groups.setdefault(key, set())
         if sub.repo is None or repos is None:

@@ -25,6 +25,7 @@ from bot.store.engine import make_engine, parse_url, upgrade_database
 from bot.store.listing import DeliveryListing
 from bot.store.open_projects import OpenProject, OpenProjects
 from bot.store.records import (
+    KINDS,
     Ack,
     AckResult,
     ChannelSettings,
@@ -41,6 +42,7 @@ from bot.store.types import utcnow
 from bot.store.webhooks import Changes, WebhookEvent, WebhookEvents
 
 __all__ = [
+    "KINDS",
     "Ack",
     "AckResult",
     "ArchivePage",

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import func, select, text
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.database import Database
@@ -63,11 +63,16 @@ class CapReached:
 @dataclass(frozen=True, slots=True)
 class Subscribed:
     """One target of the command once stored: its subscription, whether this command
-    created it, and whether its exclusions were replaced."""
+    created it, and whether its exclusions were replaced. A full subscription covers the
+    repository's releases and security fixes: `covered` when the command asked for one of
+    those and the channel follows the repository in full already (`subscription` is that
+    one, unchanged); `replaced`, the kinds a new full subscription took the place of."""
 
     subscription: Subscription
     created: bool
     excludes_changed: bool
+    covered: bool = False
+    replaced: tuple[str, ...] = ()
 
 
 class Admissions:
@@ -85,10 +90,11 @@ class Admissions:
         excludes: Sequence[str],
         created_by: str,
         caps: Caps,
+        kind: str = "all",
     ) -> list[Subscribed] | CapReached:
-        """Subscribe the channel to every (repo, topic) of `targets`, storing the open
-        `projects` they need, or nothing at all when a cap would be passed. The caps hold
-        only for a command that brings the channel a repository added from chat."""
+        """Subscribe the channel to every (repo, topic) of `targets` (of `kind`), storing
+        the open `projects` they need, or nothing at all when a cap would be passed. The
+        caps hold only for a command that brings the channel a repository added from chat."""
         projects = list(projects)
         async with self._db.begin() as conn:
             if conn.dialect.name == "postgresql":
@@ -100,7 +106,7 @@ class Admissions:
             for project in projects:
                 await insert_open_project(conn, project)
             return [
-                await _subscribe_one(conn, where, repo, topic, excludes, created_by)
+                await _subscribe_one(conn, where, (repo, topic, kind), excludes, created_by)
                 for repo, topic in dict.fromkeys(targets)
             ]
 
@@ -135,18 +141,22 @@ async def _cap_reached(
 async def _subscribe_one(
     conn: AsyncConnection,
     where: Where,
-    repo: str | None,
-    topic: str | None,
+    what: tuple[str | None, str | None, str],
     excludes: Sequence[str],
     created_by: str,
 ) -> Subscribed:
+    repo, topic, kind = what
     target = dict(
         platform=where.platform,
         workspace=where.workspace,
         channel=where.channel,
         repo=repo,
         topic=topic,
+        kind=kind,
     )
+    full = select(S.__table__).where(same_target(**{**target, "kind": "all"}))
+    if kind != "all" and (covering := (await conn.execute(full)).first()) is not None:
+        return Subscribed(subscription_of(covering), False, False, covered=True)
     insert = insert_for(conn.engine)
     statement = (
         insert(S)
@@ -161,4 +171,9 @@ async def _subscribe_one(
             S.__table__.update().where(S.id == row.id).values(excludes=list(excludes))
         )
         row = (await conn.execute(select(S.__table__).where(S.id == row.id))).one()
-    return Subscribed(subscription_of(row), created, changed)
+    replaced: tuple[str, ...] = ()
+    if kind == "all":  # the full subscription tells releases and security fixes too
+        narrower = same_target(**{**target, "kind": None}) & (S.kind != "all")
+        replaced = tuple((await conn.execute(select(S.kind).where(narrower))).scalars())
+        await conn.execute(delete(S).where(narrower))
+    return Subscribed(subscription_of(row), created, changed, replaced=replaced)

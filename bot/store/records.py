@@ -8,7 +8,8 @@ from datetime import datetime
 
 @dataclass(frozen=True, slots=True)
 class Subscription:
-    """A channel follows a repository, a topic, or a topic within a repository."""
+    """A channel follows a repository, a topic, or a topic within a repository; `kind` says
+    what of it: "all", or only its "releases" or "security" fixes (see `KINDS`)."""
 
     id: int
     platform: str
@@ -19,6 +20,12 @@ class Subscription:
     excludes: tuple[str, ...]
     created_by: str
     created_at: datetime
+    kind: str = "all"
+
+
+# What a subscription follows: everything (digests and bulletins), or a story as each
+# release, or each security fix, lands (no digest).
+KINDS = ("all", "releases", "security")
 
 
 @dataclass(frozen=True, slots=True)

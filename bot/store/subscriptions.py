@@ -1,4 +1,5 @@
-"""Subscriptions: which channel follows which repository or topic."""
+"""Subscriptions: which channel follows which repository or topic, and what of it (`kind`:
+"all", or only its "releases" or "security" fixes)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,30 @@ from sqlalchemy import Row, delete, func, select
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
-from bot.store.records import Subscription
+from bot.store.records import KINDS, Subscription
 from bot.store.tables import SubscriptionRow as S
 from bot.store.types import utcnow
 
 
 def same_target(
-    *, platform: str, workspace: str, channel: str, repo: str | None, topic: str | None
+    *,
+    platform: str,
+    workspace: str,
+    channel: str,
+    repo: str | None,
+    topic: str | None,
+    kind: str | None = "all",
 ):
-    """The condition that selects one channel's subscription to (repo, topic)."""
-    return (
+    """The condition that selects one channel's subscription to (repo, topic) of `kind`
+    (None: of any kind)."""
+    condition = (
         (S.platform == platform)
         & (S.workspace == workspace)
         & (S.channel == channel)
         & (func.coalesce(S.repo, "") == (repo or ""))
         & (func.coalesce(S.topic, "") == (topic or ""))
     )
+    return condition if kind is None else condition & (S.kind == kind)
 
 
 def subscription_of(row: Row) -> Subscription:
@@ -38,11 +47,13 @@ def subscription_of(row: Row) -> Subscription:
         excludes=tuple(row.excludes or ()),
         created_by=row.created_by,
         created_at=row.created_at,
+        kind=row.kind,
     )
 
 
 class Subscriptions:
-    """Add, remove and list subscriptions; (platform, workspace, channel, repo, topic) is unique."""
+    """Add, remove and list subscriptions; (platform, workspace, channel, repo, topic, kind)
+    is unique."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -57,12 +68,20 @@ class Subscriptions:
         topic: str | None = None,
         excludes: Iterable[str] = (),
         created_by: str = "",
+        kind: str = "all",
     ) -> tuple[Subscription, bool]:
         """Subscribe a channel; returns the subscription and False if it already existed."""
         if repo is None and topic is None:
             raise ValueError("a subscription needs a repository, a topic, or both")
+        if kind not in KINDS:
+            raise ValueError(f"a subscription's kind is one of {', '.join(KINDS)}, not {kind!r}")
         target = dict(
-            platform=platform, workspace=workspace, channel=channel, repo=repo, topic=topic
+            platform=platform,
+            workspace=workspace,
+            channel=channel,
+            repo=repo,
+            topic=topic,
+            kind=kind,
         )
         insert = insert_for(self._db.engine)
         statement = (
@@ -91,10 +110,17 @@ class Subscriptions:
         channel: str,
         repo: str | None = None,
         topic: str | None = None,
+        kind: str | None = None,
     ) -> bool:
-        """Unsubscribe; returns False when there was no such subscription."""
+        """Unsubscribe from (repo, topic) of `kind`, or of every kind when None; returns
+        False when there was no such subscription."""
         target = dict(
-            platform=platform, workspace=workspace, channel=channel, repo=repo, topic=topic
+            platform=platform,
+            workspace=workspace,
+            channel=channel,
+            repo=repo,
+            topic=topic,
+            kind=kind,
         )
         async with self._db.begin() as conn:
             result = await conn.execute(delete(S).where(same_target(**target)))
@@ -116,6 +142,7 @@ class Subscriptions:
                     channel=row.channel,
                     repo=new,
                     topic=row.topic,
+                    kind=row.kind,
                 )
                 if (await conn.execute(select(S.id).where(taken))).first() is not None:
                     await conn.execute(delete(S).where(S.id == row.id))

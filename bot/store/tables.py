@@ -44,7 +44,9 @@ class Base(DeclarativeBase):
 
 
 class SubscriptionRow(Base):
-    """A channel's subscription to a repository, a topic, or both."""
+    """A channel's subscription to a repository, a topic, or both; `kind` is what of it the
+    channel follows: "all" (digests and bulletins), "releases" or "security" (a story as
+    each lands, no digest)."""
 
     __tablename__ = "subscriptions"
 
@@ -57,6 +59,7 @@ class SubscriptionRow(Base):
     excludes: Mapped[list[str]] = mapped_column(JSON, default=list)
     created_by: Mapped[str] = mapped_column(String(128), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    kind: Mapped[str] = mapped_column(String(16), default="all", server_default="all")
 
 
 # A NULL repo or topic must collide too, so the unique index folds NULL into ''.
@@ -67,6 +70,7 @@ Index(
     SubscriptionRow.channel,
     func.coalesce(SubscriptionRow.repo, text("''")),
     func.coalesce(SubscriptionRow.topic, text("''")),
+    SubscriptionRow.kind,
     unique=True,
 )
 
