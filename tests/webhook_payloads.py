@@ -28,6 +28,7 @@ DEFINITIONS = {
     "ping": "ping$event",
     "pull_request": "pull_request$closed",
     "push": "push$event",
+    "release": "release$published",
 }
 
 
@@ -106,6 +107,22 @@ def push(activity: Activity, *, branch: str = "main", default_branch: str = "mai
     payload["commits"] = [copy.deepcopy(commit)]
     payload["after"] = activity.sha
     return _valid("push", payload)
+
+
+def published_release(activity: Activity) -> dict[str, Any]:
+    """The `release` `published` payload of a release tag's `activity` (its sha is
+    `tag:NAME`, as `digest.reading.releases.tag_activity` makes it)."""
+    payload = example("release.published")
+    _repository(payload, activity.repo, "main")
+    tag = activity.sha.removeprefix("tag:")
+    payload["release"].update(
+        tag_name=tag,
+        name=tag,
+        body=activity.body or None,
+        published_at=github_time(activity.landed_at),
+        html_url=activity.link,
+    )
+    return _valid("release", payload)
 
 
 def ping(repo: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from bot.realtime.open_watch import OpenWatch
 from bot.realtime.poller import Poller, PollReport
 from bot.realtime.processor import EventProcessor, SourceFor
 from bot.realtime.receiver import WebhookReceiver
+from bot.realtime.releases import ReleaseDesk
 from bot.settings import Settings
 from bot.store import Store
 from digest.config import WireConfig
@@ -41,12 +42,16 @@ class Realtime:
         options = settings.realtime
         self.settings = settings
         self.newsdesk = Newsdesk(store=store, config=config, max_age=options.max_age)
+        self.releases = ReleaseDesk(
+            store=store, config=config, source_for=source_for, max_age=options.max_age
+        )
         self.processor = EventProcessor(
             store=store,
             config=config,
             newsdesk=self.newsdesk,
             source_for=source_for,
             max_attempts=options.max_attempts,
+            releases=self.releases,
         )
         secret = settings.github.webhook_secret
         self.receiver = (
@@ -83,6 +88,7 @@ class Realtime:
             github_options={"token": token, "api_url": api_url},
             webhook_fresh_for=options.webhook_fresh_for,
             watch=self.watch,
+            releases=self.releases,
         )
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None

@@ -13,7 +13,9 @@ from datetime import datetime
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-HANDLED = ("ping", "pull_request", "push")
+from digest.reading.releases import TAG_PREFIX
+
+HANDLED = ("ping", "pull_request", "push", "release")
 # Accepted and recorded (they prove the webhook works) but never a bulletin: a CI run's
 # result is not a change that landed.
 NOTED = ("check_suite", "workflow_run")
@@ -59,6 +61,18 @@ class PushEvent(_Shape):
     repository: Repository
 
 
+class PublishedRelease(_Shape):
+    tag_name: str
+    draft: bool = False
+    published_at: AwareDatetime | None = None
+
+
+class ReleaseEvent(_Shape):
+    action: str
+    release: PublishedRelease
+    repository: Repository
+
+
 class PingEvent(_Shape):
     repository: Repository | None = None  # absent for an organization's webhook
 
@@ -69,7 +83,8 @@ class AnyEvent(_Shape):
 
 class Hint(_Shape):
     """Something landed on `repo`'s default branch around `since`..`until`: a merged pull
-    request (`number`) or pushed commits (`shas`)."""
+    request (`number`), pushed commits (`shas`), or a published release (its tag's
+    activity, `digest.reading.releases.TAG_PREFIX` and its name, in `shas`)."""
 
     repo: str
     since: datetime
@@ -99,6 +114,8 @@ def read_delivery(event: str, payload: object) -> Hint | Ignored:
             return _pull_request(PullRequestEvent.model_validate(payload))
         if event == "push":
             return _push(PushEvent.model_validate(payload))
+        if event == "release":
+            return _release(ReleaseEvent.model_validate(payload))
         if event == "ping":
             ping = PingEvent.model_validate(payload)
             return Ignored(
@@ -125,6 +142,15 @@ def _pull_request(event: PullRequestEvent) -> Hint | Ignored:
     return Hint(
         repo=repo, since=pull.merged_at, until=pull.merged_at, number=pull.number, shas=shas
     )
+
+
+def _release(event: ReleaseEvent) -> Hint | Ignored:
+    repo = event.repository.full_name
+    release = event.release
+    if event.action != "published" or release.draft or release.published_at is None:
+        return Ignored(reason=f"release {event.action}, not published", repo=repo)
+    at = release.published_at
+    return Hint(repo=repo, since=at, until=at, shas=(TAG_PREFIX + release.tag_name,))
 
 
 def _push(event: PushEvent) -> Hint | Ignored:

@@ -25,6 +25,7 @@ import httpx
 
 from bot.realtime.bulletins import Newsdesk
 from bot.realtime.open_watch import OpenWatch
+from bot.realtime.releases import ReleaseDesk
 from bot.schedule.newsroom import default_source
 from bot.store import Store
 from digest.config import Project, WireConfig
@@ -75,6 +76,7 @@ class Poller:
         github_options: dict[str, Any],
         webhook_fresh_for: timedelta,
         watch: OpenWatch | None = None,
+        releases: ReleaseDesk | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -83,6 +85,7 @@ class Poller:
         self.webhook_fresh_for = webhook_fresh_for
         self.caches: dict[str, EtagCache] = {}
         self.watch = watch
+        self.releases = releases  # release and security stories, for those who follow them
 
     async def poll(self, now: datetime | None = None) -> PollReport:
         """Poll every project whose webhook is not fresh, once; up to `CONCURRENCY` projects
@@ -132,6 +135,8 @@ class Poller:
                     continue
                 await self.watch.note_topics(project.repo, activities)
             report.polled.append(project.repo)
+            if self.releases is not None:  # first: the newsdesk marks the changes judged
+                await self.releases.judge(activities, now=now)
             judged = await self.newsdesk.judge(activities, via="poll", now=now)
             report.changes += judged.changes
             report.queued += judged.queued

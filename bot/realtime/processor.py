@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 
 from bot.realtime.bulletins import Judged, Newsdesk
 from bot.realtime.payloads import Hint
+from bot.realtime.releases import ReleaseDesk
 from bot.store import Store, WebhookEvent, utcnow
 from digest.config import Project, WireConfig
 from digest.errors import WireError
@@ -66,6 +67,7 @@ class EventProcessor:
         source_for: SourceFor,
         max_attempts: int = 8,
         poll_every: float = 1.0,
+        releases: ReleaseDesk | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -73,6 +75,7 @@ class EventProcessor:
         self.source_for = source_for
         self.max_attempts = max_attempts
         self.poll_every = poll_every
+        self.releases = releases  # release and security stories, for those who follow them
         self.wake = asyncio.Event()
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -133,6 +136,8 @@ class EventProcessor:
         if not found:
             what = f"#{hint.number}" if hint.number is not None else ", ".join(hint.shas)[:80]
             return await self._later(event, f"{project.repo} {what} is not in its source yet")
+        if self.releases is not None:  # first: the newsdesk marks the changes judged
+            await self.releases.judge(found)
         judged = await self.newsdesk.judge(found, via="webhook")
         await self.store.webhooks.settle(event.id, state="done")
         log.info(

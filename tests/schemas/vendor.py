@@ -13,11 +13,18 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOTS = ("ping$event", "pull_request$closed", "push$event", "check_suite$completed")
+ROOTS = (
+    "ping$event",
+    "pull_request$closed",
+    "push$event",
+    "check_suite$completed",
+    "release$published",
+)
 EXAMPLES = {  # file name → (event, the example's index in the package)
     "ping.json": ("ping", 1),
     "pull_request.closed.json": ("pull_request", 3),
     "push.json": ("push", 4),
+    "release.published.json": ("release", 0),
 }
 
 
