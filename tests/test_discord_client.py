@@ -135,6 +135,37 @@ async def test_subscribe_stores_the_subscription_and_answers_the_channel(loopbac
     assert data["allowed_mentions"]["parse"] == []
 
 
+async def test_only_releases_or_security_is_a_choice_of_subscribe(loopback, tmp_path):
+    async with running(settings_for(loopback, tmp_path)) as service:
+        answers = []
+        for verb, only in (("subscribe", "releases"), ("subscribe", "security")):
+            options = {"target": "executorch", "only": only}
+            payload = slash(
+                loopback.api,
+                f"wire {verb}",
+                channel_id=loopback.channel,
+                who=ADMIN,
+                options=options,
+            )
+            answers.append((await interact(loopback, payload))["data"]["content"])
+        subs = await service.store.subscriptions.list(channel=loopback.channel)
+        kinds = sorted((s.repo, s.kind) for s in subs)
+        payload = slash(
+            loopback.api,
+            "wire unsubscribe",
+            channel_id=loopback.channel,
+            who=ADMIN,
+            options={"target": "executorch", "only": "security"},
+        )
+        answers.append((await interact(loopback, payload))["data"]["content"])
+        left = [s.kind for s in await service.store.subscriptions.list(channel=loopback.channel)]
+    assert kinds == [("pytorch/executorch", "releases"), ("pytorch/executorch", "security")]
+    assert answers[0].startswith("Subscribed this channel to ExecuTorch releases")
+    assert answers[1].startswith("Subscribed this channel to ExecuTorch security fixes")
+    assert answers[2] == "Unsubscribed this channel from ExecuTorch security fixes."
+    assert left == ["releases"]
+
+
 async def test_a_member_without_manage_channels_is_refused_alone(loopback, tmp_path):
     async with running(settings_for(loopback, tmp_path)) as service:
         for path, options in (

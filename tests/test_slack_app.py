@@ -153,6 +153,28 @@ async def test_subscribe_is_acked_at_once_and_answered_in_the_channel(
     assert (sub.workspace, sub.repo, sub.created_by) == ("T0WIRE0001", "pytorch/executorch", "ana")
 
 
+async def test_releases_of_a_repository_are_followed_listed_and_left_from_slack(
+    wire, slack: FakeSlack
+) -> None:
+    service, sender = wire
+    await sender.post(command(slack, "subscribe executorch releases", "releases"))
+    [answer] = await eventually(lambda: slack.responses_to("releases"))
+    assert answer.body["response_type"] == "in_channel"
+    assert answer.texts()[0].startswith("Subscribed this channel to ExecuTorch releases")
+    [sub] = await service.store.subscriptions.list(platform="slack", channel=CHANNEL)
+    assert (sub.repo, sub.kind) == ("pytorch/executorch", "releases")
+    await sender.post(command(slack, "list", "list"))
+    [listed] = await eventually(lambda: slack.responses_to("list"))
+    assert "ExecuTorch (releases only, as they land)" in " ".join(listed.texts())
+    await sender.post(command(slack, "subscribe executorch relases", "typo"))
+    [typo] = await eventually(lambda: slack.responses_to("typo"))
+    assert typo.ephemeral and "did you mean `releases`?" in " ".join(typo.texts())
+    await sender.post(command(slack, "unsubscribe executorch releases", "leave"))
+    [left] = await eventually(lambda: slack.responses_to("leave"))
+    assert "Unsubscribed this channel from ExecuTorch releases." in left.texts()[0]
+    assert await service.store.subscriptions.list() == []
+
+
 @pytest.mark.parametrize(
     "hostile", ["<!channel>", "<!here>", "<@U123>", "<https://evil.example|click>"]
 )

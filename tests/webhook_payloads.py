@@ -118,7 +118,7 @@ def published_release(activity: Activity) -> dict[str, Any]:
     payload["release"].update(
         tag_name=tag,
         name=tag,
-        body=activity.body or None,
+        body=activity.body,
         published_at=github_time(activity.landed_at),
         html_url=activity.link,
     )

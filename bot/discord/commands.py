@@ -24,6 +24,11 @@ CHOICES_MAX = 25
 CHOICE_MAX = 100
 RHYTHMS = ("weekdays 09:00", "daily 09:00", "weekly mon 09:00", "off")
 DURATIONS = ("30m", "1h", "4h", "1d", "off")
+# `only`: follow a repository's releases or security fixes instead of all of it
+KINDS = [
+    app_commands.Choice(name="releases", value="releases"),
+    app_commands.Choice(name="security fixes", value="security"),
+]
 
 
 class Runner(Protocol):
@@ -105,20 +110,38 @@ class WireGroup(app_commands.Group):
     @app_commands.describe(
         target="A project (executorch), owner/repo, topic:NAME, or several",
         exclude="Leave out authors or topics, e.g. author:pytorchbot topic:docs",
+        only="Only its releases, or only its security fixes, each as it lands (no digest)",
     )
+    @app_commands.choices(only=KINDS)
     async def subscribe(
-        self, interaction: discord.Interaction, target: str, exclude: str | None = None
+        self,
+        interaction: discord.Interaction,
+        target: str,
+        exclude: str | None = None,
+        only: app_commands.Choice[str] | None = None,
     ) -> None:
-        await self.runner.run(interaction, ["subscribe", target, exclusions(exclude)], changes=True)
+        kind = only.value if only else None
+        await self.runner.run(
+            interaction, ["subscribe", target, kind, exclusions(exclude)], changes=True
+        )
 
     @subscribe.autocomplete("target")
     async def _subscribe_target(self, interaction: discord.Interaction, current: str):
         return await self._targets(interaction, current)
 
     @app_commands.command(description="Stop following a project or topic here")
-    @app_commands.describe(target="What to stop following, or all")
-    async def unsubscribe(self, interaction: discord.Interaction, target: str) -> None:
-        await self.runner.run(interaction, ["unsubscribe", target], changes=True)
+    @app_commands.describe(
+        target="What to stop following, or all", only="Stop only its releases or security fixes"
+    )
+    @app_commands.choices(only=KINDS)
+    async def unsubscribe(
+        self,
+        interaction: discord.Interaction,
+        target: str,
+        only: app_commands.Choice[str] | None = None,
+    ) -> None:
+        kind = only.value if only else None
+        await self.runner.run(interaction, ["unsubscribe", target, kind], changes=True)
 
     @unsubscribe.autocomplete("target")
     async def _unsubscribe_target(self, interaction: discord.Interaction, current: str):

@@ -9,7 +9,7 @@ the digest judge the same Activity. The tests check the payloads they send again
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
@@ -19,6 +19,10 @@ HANDLED = ("ping", "pull_request", "push", "release")
 # Accepted and recorded (they prove the webhook works) but never a bulletin: a CI run's
 # result is not a change that landed.
 NOTED = ("check_suite", "workflow_run")
+# A published release is read over the day before it: a source reports a release with the
+# window its commit landed in (GitHub's probes the commits), and that can precede the
+# publishing by hours.
+RELEASE_LEAD = timedelta(days=1)
 
 
 class _Shape(BaseModel):
@@ -150,7 +154,8 @@ def _release(event: ReleaseEvent) -> Hint | Ignored:
     if event.action != "published" or release.draft or release.published_at is None:
         return Ignored(reason=f"release {event.action}, not published", repo=repo)
     at = release.published_at
-    return Hint(repo=repo, since=at, until=at, shas=(TAG_PREFIX + release.tag_name,))
+    shas = (TAG_PREFIX + release.tag_name,)
+    return Hint(repo=repo, since=at - RELEASE_LEAD, until=at, shas=shas)
 
 
 def _push(event: PushEvent) -> Hint | Ignored:

@@ -32,6 +32,7 @@ from digest.config import Project, WireConfig
 from digest.errors import WireError
 from digest.model import Activity, Story, Window, stable_id
 from digest.reading.classify import Event, classify
+from digest.reading.releases import TAG_PREFIX, release_of
 from digest.sources import Source
 
 log = logging.getLogger("wire.realtime.releases")
@@ -49,18 +50,31 @@ class ReleasesJudged:
     skipped: list[str] = field(default_factory=list)  # channels passed over, and why
 
 
-def release_window(release: Event, events: Iterable[Event]) -> Window:
+def release_window(
+    release: Event, events: Iterable[Event], activities: Iterable[Activity]
+) -> Window:
     """From just after the repository's previous release among `events` (else `LOOKBACK`
-    before) to just after `release`: what the release carries."""
+    before) to just after `release`: what the release carries. The previous release ends
+    with the last of its commit and its tag (`activities`): a tag published after its
+    commit is the same release, not news of this one."""
     landed = release.activity.landed_at
     earlier = [
-        e.activity.landed_at
+        e
         for e in events
         if e.release is not None and e.repo.lower() == release.repo.lower()
         if landed - LOOKBACK < e.activity.landed_at < landed
     ]
-    since = max(earlier) + _INSTANT if earlier else landed - LOOKBACK
-    return Window(since=since, until=landed + _INSTANT)
+    if not earlier:
+        return Window(since=landed - LOOKBACK, until=landed + _INSTANT)
+    previous = max(earlier, key=_landed)
+    told = {version for _, version in previous.release.versions} if previous.release else set()
+    ends = [previous.activity.landed_at] + [
+        a.landed_at
+        for a in activities
+        if a.sha.startswith(TAG_PREFIX) and previous.activity.landed_at < a.landed_at < landed
+        if (tag := release_of(a, a.title, frozenset())) and told & {v for _, v in tag.versions}
+    ]
+    return Window(since=max(ends) + _INSTANT, until=landed + _INSTANT)
 
 
 class ReleaseDesk:
@@ -145,7 +159,7 @@ class ReleaseDesk:
     def _release_story(
         self, release: Event, events: list[Event], activities: list[Activity]
     ) -> Story | None:
-        window = release_window(release, events)
+        window = release_window(release, events, activities)
         try:
             story = compose(activities, config=self.config, window=window, repos=(release.repo,))
         except WireError as error:

@@ -24,7 +24,7 @@ EXAMPLES = {  # file name → (event, the example's index in the package)
     "ping.json": ("ping", 1),
     "pull_request.closed.json": ("pull_request", 3),
     "push.json": ("push", 4),
-    "release.published.json": ("release", 0),
+    "release.published.json": ("release", 10),
 }
 
 
