@@ -26,8 +26,8 @@ from tests.fakes.github import FakeGitHub, FakeRelease
 from tests.fakes.slack_server import TEAM_ID, FakeSlack
 from tests.open_github import TOKEN as GITHUB_TOKEN
 from tests.open_github import load_activity
-from tests.slack_requests import TOKEN, demo_config
 from tests.slack_requests import SECRET as SLACK_SECRET
+from tests.slack_requests import TOKEN, demo_config
 from tests.test_discord_client import _restore_discord_py_globals  # noqa: F401  (autouse)
 from tests.test_realtime_bulletins import discord_threads, slack_threads, until
 from tests.webhook_payloads import SECRET, WebhookSender, published_release, push
@@ -142,6 +142,7 @@ async def test_each_release_is_one_story_in_each_releases_channel(tmp_path: Path
         assert thread[0].blocks[0]["text"]["text"] == story.headline
         api = here.discord.api
         [discord_thread] = discord_threads(api, here.releases_channel)
+        assert len(discord_thread) > 2  # the parent, the body, the references
         [same] = await here.stories("discord", here.releases_channel)
         assert same.id == story.id
         assert slack_threads(here.slack, FULL) == []  # its digest tells the release
