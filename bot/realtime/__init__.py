@@ -12,6 +12,8 @@ payloads.py   the webhook payload fields read, and a delivery → `Hint` (or ign
 receiver.py   the aiohttp route: verify, cap, dedupe by X-GitHub-Delivery, store, answer
 processor.py  stored deliveries → the activities they announce → the newsdesk
 bulletins.py  the newsdesk: judge a change once, cut its story to a bulletin, fan it out
+releases.py   the release desk: a story per release or security fix, for the channels that
+              follow only those (`/wire subscribe OWNER/REPO releases|security`)
 poller.py     polling of projects without a fresh webhook, with the source's ETags
 open_watch.py repositories added from chat at poll time: re-checked, withdrawn, dropped
 frontend.py   `Realtime`, the front end `wire run` starts
