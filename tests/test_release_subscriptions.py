@@ -136,6 +136,10 @@ async def test_a_releases_only_channel_gets_nothing_on_the_schedule(store: Store
     await wire("/wire subscribe executorch releases", channel="releases")
     await wire("/wire subscribe executorch security", channel="releases")
     await wire("/wire subscribe executorch", channel="full")
+    assert await kinds_of(store, "releases") == [
+        ("pytorch/executorch", "releases"),
+        ("pytorch/executorch", "security"),
+    ]
     await scheduler.run_due(datetime.now(UTC))
     assert {p.channel for p in platform.posts} == {"full"}  # the demo's two days, told once
     assert await store.listing.list(channel="releases") == []
