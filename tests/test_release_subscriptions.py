@@ -7,11 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.delivery.worker import Worker
 from bot.schedule.newsroom import filters_of
 from bot.schedule.scheduler import Scheduler
-from bot.store import Store
+from bot.store import Store, upgrade_database
 from tests.chat import ChatPlatform, WireChat, demo_config, demo_settings, demo_source
 
 
@@ -143,3 +145,28 @@ async def test_a_releases_only_channel_gets_nothing_on_the_schedule(store: Store
     await scheduler.run_due(datetime.now(UTC))
     assert {p.channel for p in platform.posts} == {"full"}  # the demo's two days, told once
     assert await store.listing.list(channel="releases") == []
+
+
+async def test_migration_0008_keeps_every_subscription_as_a_full_one(tmp_path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    await upgrade_database(url, revision="0007")
+    engine = create_async_engine(url)
+    async with engine.begin() as conn:
+        await conn.execute(
+            sa.text(
+                "INSERT INTO subscriptions (platform, workspace, channel, repo, topic, excludes,"
+                " created_by, created_at) VALUES ('slack', 'T1', 'C1', 'pytorch/executorch',"
+                " NULL, '[]', 'ana', '2026-03-03 09:00:00')"
+            )
+        )
+    await engine.dispose()
+    await upgrade_database(url)
+    async with Store.from_url(url) as store:
+        [old] = await store.subscriptions.list()
+        assert (old.repo, old.kind, old.created_by) == ("pytorch/executorch", "all", "ana")
+        where = {"platform": "slack", "workspace": "T1", "channel": "C1"}
+        _, again = await store.subscriptions.add(**where, repo="pytorch/executorch")
+        _, releases = await store.subscriptions.add(
+            **where, repo="pytorch/executorch", kind="releases"
+        )
+        assert (again, releases) == (False, True)
