@@ -16,11 +16,12 @@ from bot.realtime.poller import Poller
 from bot.realtime.releases import ReleaseDesk
 from bot.schedule.newsroom import default_source
 from bot.store import Store, check_failure
-from digest.config import WireConfig, load_config
-from digest.model import Activity, Story
+from digest.config import Project, WireConfig, load_config
+from digest.model import Activity, Story, Window
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY
 from tests.slack_requests import demo_config
+from tests.test_source_git import Clone, _hermetic_git  # noqa: F401  (autouse)
 
 VITE = ACTIVITY / "vitejs-vite-2026-q2.jsonl"
 SVELTE = ACTIVITY / "sveltejs-svelte-2026-q2.jsonl"
@@ -160,3 +161,29 @@ async def test_a_muted_channel_gets_no_release_story(
     judged = await desk(store, config).judge(may)
     assert judged.stories and judged.queued == 0 and judged.skipped
     assert await store.listing.list(channel="muted") == []
+
+
+async def test_a_release_commit_of_a_git_clone_is_a_release_story(
+    store: Store, tmp_path: Path
+) -> None:
+    clone = Clone(tmp_path / "clone")
+    day = datetime(2026, 5, 25, tzinfo=UTC)
+    clone.commit("release: v2.2.0", day - timedelta(days=5), {"package.json": '"2.2.0"\n'})
+    clone.commit("feat: add a `--watch` option", day - timedelta(days=1), {"src/cli.py": "w\n"})
+    clone.commit("release: v2.3.0", day, {"package.json": '"2.3.0"\n'})
+    project = Project(repo="acme/widgets", name="widgets", source=f"git:{clone.path}")
+    config = WireConfig(projects=(project,))
+    await follow(store, "releases", "acme/widgets", "releases")
+    landed = [
+        a
+        async for a in default_source(project).fetch(
+            Window(since=day - timedelta(hours=1), until=day + timedelta(hours=1))
+        )
+    ]
+    assert [a.title for a in landed] == ["release: v2.3.0"]
+    judged = await desk(store, config).judge(landed)
+    assert judged.queued == 1
+    [story] = await stories_of(store, "releases")
+    assert story.headline == "WIDGETS 2.3.0 IS OUT"
+    assert "`--watch` option" in " ".join(s.text for s in story.body)  # what it carries
+    assert "release: v2.2.0" not in {r.title for r in story.references}  # the one before
