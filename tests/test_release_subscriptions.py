@@ -123,9 +123,13 @@ async def test_the_kind_is_part_of_what_makes_a_subscription_unique(store: Store
     assert [s.kind for s in await store.subscriptions.list()] == ["releases"]
 
 
-async def test_a_releases_only_channel_gets_nothing_on_the_schedule(store: Store) -> None:
+@pytest.mark.parametrize("no_news", [False, True])
+async def test_a_releases_only_channel_gets_nothing_on_the_schedule(
+    store: Store, no_news: bool
+) -> None:
+    """Not even a "no news" story when quiet windows are delivered (`deliver_no_news`)."""
     platform = ChatPlatform()
-    settings = demo_settings()
+    settings = demo_settings(deliver_no_news=no_news)
     scheduler = Scheduler(
         store=store,
         config=demo_config(),
@@ -145,6 +149,8 @@ async def test_a_releases_only_channel_gets_nothing_on_the_schedule(store: Store
     await scheduler.run_due(datetime.now(UTC))
     assert {p.channel for p in platform.posts} == {"full"}  # the demo's two days, told once
     assert await store.listing.list(channel="releases") == []
+    preview = await wire("/wire preview", channel="releases")
+    assert "releases or security fixes only" in preview and preview.story is None
 
 
 async def test_migration_0008_keeps_every_subscription_as_a_full_one(tmp_path) -> None:

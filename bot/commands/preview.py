@@ -68,7 +68,13 @@ class Previews:
             if refused := await self.door.recheck(s.repo for s in subs):
                 return refused
             # withdrawn meanwhile: its subscriptions are gone
-            filters = filters_of(await self.store.subscriptions.list(**where))
+            subs = await self.store.subscriptions.list(**where)
+            filters = filters_of(subs)
+            if subs and not filters:
+                return Reply(
+                    text="This channel follows releases or security fixes only, as they land: "
+                    "it gets no digest to preview."
+                )
         if not filters:
             return Reply(
                 text="This channel has no subscriptions to preview. Try: /wire preview executorch"

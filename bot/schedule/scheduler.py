@@ -79,7 +79,8 @@ def plan_channel(
 ) -> Plan | None:
     """The channel's due window at wall-clock `now`, or None when nothing is due."""
     cron = channel.schedule or settings.schedule.default_cron
-    if cron == "off" or not subscriptions:
+    filters = tuple(filters_of(subscriptions))
+    if cron == "off" or not filters:  # none, or only releases and security as they land
         return None
     if channel.muted_until is not None and channel.muted_until > now:
         return None
@@ -101,12 +102,7 @@ def plan_channel(
     if window is None:
         return None
     key = (channel.platform, channel.workspace, channel.channel)
-    return Plan(
-        key=key,
-        window=window,
-        filters=tuple(filters_of(subscriptions)),
-        timezone=channel.timezone,
-    )
+    return Plan(key=key, window=window, filters=filters, timezone=channel.timezone)
 
 
 class Scheduler:
