@@ -19,6 +19,15 @@ message; keys posted by this process are also remembered (a bounded map), and a 
 already exists for the parent (code 160004) counts as created. A retry after a crash between
 posting a parent and starting its thread therefore ends with one parent and one thread.
 
+Discord keeps a nonce only those few minutes, and a killed process's delivery is retried only
+once its lease (5 minutes) has passed, or a lost answer's after a back-off of up to 15: the
+nonce alone would post such a parent again. So a parent that may have been posted (an
+earlier attempt of its delivery, `may_have_posted`, or a post whose answer never came) is
+first looked for among the channel's latest 100 messages: one by this bot with the parent's
+embeds is taken as posted (Discord returns no nonce when reading messages, so the content is
+the key; one story goes to a channel once). While that read fails for a reason that passes
+(no answer, 5xx, 429) nothing is posted; a refused read posts anyway, with a warning.
+
 Never provoking Cloudflare's invalid-request ban (10,000 answers 401, 403 or 429 in ten
 minutes): a 401 (bad token) stops every later request of this platform, and a 403 stops
 requests to that channel for `refused_for` seconds; both raise `PermanentError` at once.
@@ -62,6 +71,7 @@ class _CountRateLimits(logging.Filter):
 logging.getLogger("discord.http").addFilter(_CountRateLimits())
 
 NONCE_MAX = 25
+HISTORY_LIMIT = 100  # the most messages Discord returns in one read of a channel
 THREAD_EXISTS = 160004
 AUTO_ARCHIVE_MINUTES = 1440
 EXPLAINED = {
@@ -76,6 +86,7 @@ LIKELY_MISSING = {
     "post": "Send Messages (Send Messages in Threads for a reply) or Embed Links",
     "start a thread in": "Create Public Threads",
     "edit a message in": "View Channel or Send Messages in Threads",
+    "read": "View Channel",
 }
 
 
@@ -91,6 +102,21 @@ def nonce_of(key: str) -> str:
     if len(key) <= NONCE_MAX:
         return key
     return "h" + hashlib.sha256(key.encode()).hexdigest()[: NONCE_MAX - 1]
+
+
+def same_message(message: dict[str, Any], payload: Payload) -> bool:
+    """Whether a message Discord returned shows `payload`: the same content and the same
+    embed titles, descriptions and footers (Discord adds fields of its own to an embed)."""
+
+    def shown(embeds: Any) -> list[tuple[Any, Any, Any]]:
+        return [
+            (e.get("title"), e.get("description"), (e.get("footer") or {}).get("text"))
+            for e in embeds or []
+        ]
+
+    return (message.get("content") or "") == (payload.get("content") or "") and shown(
+        message.get("embeds")
+    ) == shown(payload.get("embeds"))
 
 
 def message_ref(message_id: str) -> tuple[str, str]:
@@ -155,6 +181,8 @@ class DiscordPlatform:
         self._refused_for = refused_for
         self._sent: RecentKeys[str] = RecentKeys(remember)
         self._threads: RecentKeys[None] = RecentKeys(remember)
+        self._unanswered: RecentKeys[str] = RecentKeys(remember)  # parent key → channel
+        self._bot_id: str | None = None
         self._refused: dict[str, tuple[float, str]] = {}
         self._unauthorized: str | None = None
 
@@ -163,6 +191,8 @@ class DiscordPlatform:
         message id "<channel>/<message>"; a key posted before returns that id and posts
         only what is still missing (see the module doc)."""
         payloads = render(part, oncall_role_id=self.oncall_role_id)
+        if thread is None and key in self._unanswered and key not in self._sent:
+            await self._recover_parent(channel, key, payloads[0])
         if thread is None:
             first = await self._send(channel, channel, payloads[0], key)
             target = channel
@@ -175,6 +205,12 @@ class DiscordPlatform:
         for i, payload in enumerate(payloads[1:], start=1):
             await self._send(channel, target, payload, f"{key}+{i}")
         return first
+
+    def may_have_posted(self, channel: str, key: str) -> None:
+        """An earlier attempt at parent `key` may have posted it: the next post of the key
+        reads the channel's latest messages first (see the module doc)."""
+        if key not in self._sent:
+            self._unanswered.note(key, channel)
 
     async def update(self, channel: str, message_id: str, part: Part) -> None:
         """Make message `message_id` ("<channel or thread>/<message>") show `part`, e.g.
@@ -195,10 +231,44 @@ class DiscordPlatform:
             return self._sent[key]
         body = {**payload, "nonce": nonce_of(key), "enforce_nonce": True}
         route = Route("POST", "/channels/{channel_id}/messages", channel_id=target)
-        answer = await self._request(route, body, channel=channel, action="post")
+        try:
+            answer = await self._request(route, body, channel=channel, action="post")
+        except RetryableError as error:
+            if target == channel and not isinstance(error.__cause__, discord.HTTPException):
+                self._unanswered.note(key, channel)  # no answer: the parent may be there
+            raise
         message_id = f"{target}/{answer['id']}"
         self._sent.note(key, message_id)
         return message_id
+
+    async def _recover_parent(self, channel: str, key: str, payload: Payload) -> None:
+        """Look among the channel's latest messages for parent `key`, posted by an attempt
+        whose answer was lost or whose process died: a message of this bot with the same
+        embeds (see the module doc)."""
+        self._unanswered.pop(key, None)
+        self._check_allowed(channel, "read")
+        try:
+            if self._bot_id is None:
+                await self.pacer.wait(None)
+                me = await self.http.request(Route("GET", "/users/@me"))
+                self._bot_id = str(me["id"])
+            await self.pacer.wait(None)
+            route = Route("GET", "/channels/{channel_id}/messages", channel_id=channel)
+            messages = await self.http.request(route, params={"limit": HISTORY_LIMIT})
+        except Exception as exc:
+            error = translate_error(exc, action="read", channel=channel)
+            if isinstance(error, RetryableError):
+                self._unanswered.note(key, channel)  # the parent may be there: post nothing
+                raise error from exc
+            # Refused: waiting will not help, and a story posted twice beats one never posted.
+            log.warning("could not read Discord channel %s to resume: %s", channel, error)
+            return
+        for message in messages or []:
+            if str((message.get("author") or {}).get("id")) == self._bot_id and same_message(
+                message, payload
+            ):
+                self._sent.note(key, f"{channel}/{message['id']}")
+                return
 
     async def _start_thread(self, channel: str, parent: str, name: str) -> None:
         """Start the thread of message `parent`; one that already exists is fine."""

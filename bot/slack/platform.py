@@ -25,8 +25,10 @@ Idempotency (the `key` of `Platform.post`): Slack has no client message id, so
   would repeat such a post blindly.
 - a parent of a delivery attempted before (`may_have_posted`: the worker says so, since a
   process that died after Slack accepted the parent and before recording it leaves no
-  memory of it) is looked for among the channel's latest messages first, so a restart
-  posts no second parent.
+  memory of it) is looked for among the channel's latest messages first (up to 1,000, a
+  page of 200 at a time, stopping once found), so a restart posts no second parent. While
+  that read fails for a reason that passes nothing is posted; a refused read (a missing
+  scope) posts anyway, with a warning, rather than never.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ from bot.slack.blocks import SlackMessage, render
 log = logging.getLogger(__name__)
 
 EVENT_TYPE = "wire_part"
+# A parent is looked for among the channel's latest HISTORY_PAGES × HISTORY_PAGE messages:
+# far more than a channel takes between an attempt and its retry (a lease, a back-off).
+HISTORY_PAGE = 200
+HISTORY_PAGES = 5
 RETRYABLE_ERRORS = {
     "ratelimited",
     "rate_limited",
@@ -227,18 +233,30 @@ class SlackPlatform:
         return ts
 
     async def _recover_parent(self, channel: str, key: str) -> None:
-        """Look for a parent posted under `key` whose answer was lost among the channel's
-        latest messages."""
+        """Look for a parent posted under `key` whose answer was lost (or whose poster
+        died) among the channel's latest messages, newest first, a page at a time."""
         self._unanswered.pop(key, None)
-        try:
-            response = await self.client.conversations_history(
-                channel=channel, include_all_metadata=True, limit=100
-            )
-        except Exception as exc:
-            log.warning("could not read Slack channel %s to resume: %s", channel, exc)
-            self._unanswered.note(key, channel)
-            raise translate_error(exc, method="conversations.history", channel=channel) from exc
-        self._learn(response.get("messages") or [])
+        cursor: str | None = None
+        for _ in range(HISTORY_PAGES):
+            paging = {"cursor": cursor} if cursor else {}
+            try:
+                response = await self.client.conversations_history(
+                    channel=channel, include_all_metadata=True, limit=HISTORY_PAGE, **paging
+                )
+            except Exception as exc:
+                error = translate_error(exc, method="conversations.history", channel=channel)
+                if isinstance(error, RetryableError):
+                    # Not readable just now: the parent may be there, so post nothing yet.
+                    self._unanswered.note(key, channel)
+                    raise error from exc
+                # Refused (no channels:history scope, say): waiting will not help, and a
+                # story posted twice is better than one never posted.
+                log.warning("could not read Slack channel %s to resume: %s", channel, exc)
+                return
+            self._learn(response.get("messages") or [])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if key in self._sent or not response.get("has_more") or not cursor:
+                return
 
     def _learn(self, messages: list) -> None:
         for message in messages:

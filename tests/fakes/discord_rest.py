@@ -18,7 +18,8 @@ answers 403 to every request in a channel and its threads.
 
 A message posted with `nonce` and `enforce_nonce: true` is posted once: the same author,
 channel and nonce within `nonce_window` seconds answers the first message (200), as Discord
-does.
+does. Reading a channel's messages (`GET …/messages`, `limit` 1–100, `before`/`after`/`around`
+one at most) answers them newest first without their nonce, which Discord does not keep.
 
 Point discord.py at it by setting `discord.http.Route.BASE` to `fake.base` (the far edge of
 the network: every REST call and interaction callback discord.py makes builds its URL from
@@ -92,6 +93,12 @@ def request_schema(path: str, method: str) -> dict[str, Any] | None:
     operation = spec()["paths"][path][method.lower()]
     body = operation.get("requestBody")
     return body["content"]["application/json"]["schema"] if body else None
+
+
+def query_parameters(path: str, method: str) -> set[str]:
+    """The names of an operation's query parameters, as written in the description."""
+    operation = spec()["paths"][path][method.lower()]
+    return {p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"}
 
 
 def _schema_validator(path: str, method: str) -> jsonschema.Draft202012Validator | None:
@@ -231,6 +238,7 @@ class FakeDiscord:
         app.router.add_get(f"{api}/users/@me", self._me)
         app.router.add_get(f"{api}/oauth2/applications/@me", self._application)
         app.router.add_post(f"{api}/channels/{{channel_id}}/messages", self._create)
+        app.router.add_get(f"{api}/channels/{{channel_id}}/messages", self._list)
         app.router.add_patch(f"{api}/channels/{{channel_id}}/messages/{{message_id}}", self._edit)
         app.router.add_post(
             f"{api}/channels/{{channel_id}}/messages/{{message_id}}/threads", self._thread
@@ -256,6 +264,8 @@ class FakeDiscord:
             name = "edits"
         elif path.endswith("/messages") and method == "POST":
             name = "messages"
+        elif path.endswith("/messages") and method == "GET":
+            name = "history"
         elif "/interactions/" in path:
             name = "interactions"
         else:
@@ -464,6 +474,37 @@ class FakeDiscord:
         if enforced:
             self._nonces[(channel_id, str(nonce))] = (message["id"], now)
         return _json(message)
+
+    async def _list(self, request: web.Request) -> web.Response:
+        """A channel's messages, newest first, as GET /channels/{id}/messages answers."""
+        channel_id = request.match_info["channel_id"]
+        query = dict(request.query)
+        self.received.append((request.method, request.path, query))
+        known = query_parameters("/channels/{channel_id}/messages", "GET")
+        errors = [f"unknown query parameter {name!r}" for name in sorted(set(query) - known)]
+        anchors = [name for name in ("around", "before", "after") if name in query]
+        if len(anchors) > 1:
+            errors.append(f"only one of around, before and after: {anchors}")
+        if not all(query[name].isdigit() for name in anchors):
+            errors.append("around, before and after must be snowflakes")
+        limit = query.get("limit", "50")
+        if not limit.isdigit() or not 1 <= int(limit) <= 100:
+            errors.append(f"limit must be 1 to 100: {limit!r}")
+        if errors:
+            return self._invalid(request, errors)
+        if self._channel(channel_id) is None:
+            return self._not_found("Channel", 10003)
+        found = sorted(self.thread_messages(channel_id), key=lambda m: int(m["id"]), reverse=True)
+        if "before" in query:
+            found = [m for m in found if int(m["id"]) < int(query["before"])]
+        elif "after" in query:
+            found = [m for m in found if int(m["id"]) > int(query["after"])][-int(limit) :]
+        elif "around" in query:
+            older = [m for m in found if int(m["id"]) <= int(query["around"])]
+            newer = [m for m in found if int(m["id"]) > int(query["around"])]
+            found = newer[-(int(limit) // 2) :] + older
+        kept = [{k: v for k, v in m.items() if k != "nonce"} for m in found[: int(limit)]]
+        return _json(kept)
 
     async def _edit(self, request: web.Request) -> web.Response:
         channel_id, message_id = request.match_info["channel_id"], request.match_info["message_id"]

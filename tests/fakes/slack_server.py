@@ -1,6 +1,7 @@
 """A loopback Slack Web API: chat.postMessage, chat.update, reactions.add/remove, auth.test,
-conversations.replies and users.info, with Slack's auth errors and rate limits; and the
-response_url webhooks that slash commands and interactions answer through.
+conversations.history (paged by cursor, as Slack pages it), conversations.replies and
+users.info, with Slack's auth errors and rate limits; and the response_url webhooks that
+slash commands and interactions answer through.
 
 Every request is checked against Slack's OpenAPI description (peers/slack-api-specs): the
 method must exist, its required parameters be present and no parameter be unknown, except
@@ -28,6 +29,7 @@ the app's acks (`{"envelope_id": …}`) are kept in `envelope_acks`.
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import itertools
 import json
@@ -55,6 +57,7 @@ SPEC_MISSING = {  # parameters Slack accepts that the frozen 2020 spec does not 
 # (as bolt does), which Slack accepts on any method; the 2020 spec lists it on few
 ANY_METHOD = {"token", "team_id"}
 REALLY_REQUIRED = {  # the spec marks none required
+    "conversations.history": {"channel"},
     "conversations.replies": {"channel", "ts"},
     "users.info": {"user"},
 }
@@ -71,6 +74,7 @@ RESPONSE_FIELDS = {
     "metadata",
 }
 RESPONSES_PER_URL = 5
+HISTORY_LIMIT_MAX = 999  # conversations.history answers at most this many a page
 TEAM_ID, BOT_USER, BOT_ID = "T0WIRE0001", "U0WIRE0001", "B0WIRE0001"
 
 
@@ -610,16 +614,54 @@ class FakeSlack:
         return 200, {"ok": True, "user": user}, {}
 
     def _conversations_history(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
-        """The channel's messages outside threads (parents included), newest first."""
+        """The channel's messages outside threads (parents included), newest first, between
+        `oldest` and `latest` (exclusive unless `inclusive`), `limit` at a time (at most
+        999) with a `next_cursor` while more remain, as Slack pages them."""
         channel = str(params["channel"])
         error = self._channel_error(channel)
         if error:
             return 200, {"ok": False, "error": error}, {}
+        bounds = {}
+        for name in ("oldest", "latest"):
+            try:
+                bounds[name] = float(params[name]) if params.get(name) else None
+            except ValueError:
+                return 200, {"ok": False, "error": f"invalid_ts_{name}"}, {}
+        inclusive = str(params.get("inclusive", "")).lower() in ("1", "true")
+        try:
+            limit = min(int(params.get("limit") or 100), HISTORY_LIMIT_MAX)
+        except ValueError:
+            limit = 0
+        if limit < 1:
+            return 200, {"ok": False, "error": "invalid_limit"}, {}
+        try:
+            cursor = str(params.get("cursor") or "")
+            start = int(base64.b64decode(cursor).decode().removeprefix("next:")) if cursor else 0
+        except ValueError:
+            return 200, {"ok": False, "error": "invalid_cursor"}, {}
+
+        def within(ts: float) -> bool:
+            oldest, latest = bounds["oldest"], bounds["latest"]
+            after = oldest is None or ts > oldest or (inclusive and ts == oldest)
+            return after and (latest is None or ts < latest or (inclusive and ts == latest))
+
         with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
-        limit = int(params.get("limit") or 100)
-        top = [m for m in reversed(self.messages.get(channel, [])) if m.thread_ts is None]
-        messages = [m.as_api(with_metadata=with_metadata) for m in top[:limit]]
-        return 200, {"ok": True, "messages": messages, "has_more": len(top) > limit}, {}
+        top = [
+            m
+            for m in reversed(self.messages.get(channel, []))
+            if m.thread_ts is None and within(float(m.ts))
+        ]
+        page = top[start : start + limit]
+        body: dict[str, Any] = {
+            "ok": True,
+            "messages": [m.as_api(with_metadata=with_metadata) for m in page],
+            "has_more": len(top) > start + limit,
+            "pin_count": 0,
+        }
+        if body["has_more"]:
+            cursor = base64.b64encode(f"next:{start + limit}".encode()).decode()
+            body["response_metadata"] = {"next_cursor": cursor}
+        return 200, body, {}
 
     def _conversations_replies(self, params: dict[str, Any]) -> tuple[int, dict, dict]:
         channel, ts = str(params["channel"]), str(params["ts"])
