@@ -74,7 +74,9 @@ VALUE_KEYS = (
     r"[\"']?\s*[=:]\s*[\"']?"
     r"|\b(?:Bearer|Bot|Basic) "
 )
-VALUE_END = r"(?=$|[\s\"'&,;)}\]])"
+# The value ends where no letter, digit, "_" or "-" follows ("password=wire." at a sentence's
+# end is the value "wire"; "password=wire-2" is another value)
+VALUE_END = r"(?![\w-])"
 
 
 def is_weak(secret: str) -> bool:
@@ -96,6 +98,9 @@ class Redactor:
     (`password=…`, `://user:…@`, `Bearer …`), and anything shaped like a token."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
+        # A strong secret is matched even inside a longer string: it never occurs there by
+        # chance, and text around it (percent-encoding's "%3D", a repr's "\n") is no reason
+        # to print it.
         values = sorted({s for s in secrets if s}, key=len, reverse=True)
         strong = [v for v in values if not is_weak(v)]
         weak = [v for v in values if is_weak(v)]

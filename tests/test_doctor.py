@@ -159,3 +159,27 @@ def test_the_command_prints_one_line_per_check_and_exits_1(
         f"FAIL  config: [service] first_lookbak: unknown key in {bad}; did you mean "
         "first_lookback?\n",
     )
+
+
+def test_the_command_warns_by_name_about_each_short_or_dictionary_word_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A weak secret is redacted from the log only where it stands as a value, so doctor
+    names it (never its value); a long random one is not named."""
+    monkeypatch.chdir(ROOT)
+    port = closed_port()
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("WIRE_")}
+    env |= {
+        "WIRE_DATABASE_URL": f"postgresql+asyncpg://wire:wire@127.0.0.1:{port}/wire",
+        "WIRE_GITHUB__API_URL": f"http://127.0.0.1:{port}",
+        "WIRE_SLACK__SIGNING_SECRET": "Administrator",  # 13 letters, but a dictionary word
+        "WIRE_WEB__TOKEN": "kX9mArchive7Tq2Lw4",
+    }
+    done = invoke(["doctor", "--config", "config/demo.toml"], env=env)
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("warn  secrets:")]
+    assert line == (
+        "warn  secrets: WIRE_DATABASE_URL password, WIRE_SLACK__SIGNING_SECRET: fewer than 12 "
+        "characters or a dictionary word, so logs redact it only where it stands as a value "
+        "(password=…); use a long random one"
+    )
+    assert "Administrator" not in done.stdout and "kX9mArchive7Tq2Lw4" not in done.stdout

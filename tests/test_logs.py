@@ -186,3 +186,24 @@ def test_a_weak_secret_is_redacted_only_where_it_stands_as_a_value(captured, for
     assert "password=[redacted] token: [redacted] secret=[redacted] auth Bearer [redacted]" in out
     assert '"password": "[redacted]"' in out.replace('\\"', '"')
     assert "kX9$archive-7Tq2" not in out and out.count("[redacted]") >= 8
+
+
+@pytest.mark.parametrize("form", ["json", "text"])
+def test_a_long_random_secret_is_redacted_wherever_it_appears(captured, form: str) -> None:
+    """Around a strong secret may stand anything (percent-encoding, a repr's escapes, a
+    traceback): it is redacted there too, and a weak one where a sentence ends its value."""
+    secret = "kX9mArchive7Tq2Lw4"
+    logs.configure(level="INFO", format=form, secrets=[secret, "wire"], stream=captured)
+    log = logging.getLogger("wire.web")
+    log.info("%s opened the archive", secret)
+    log.info("redirect to /login?next=%%2F%%3Ftoken%%3D%s%%26page%%3D2", secret)
+    log.info("header %r", f"Bearer\n{secret}")
+    try:
+        raise ValueError(f"token {secret}x rejected")
+    except ValueError:
+        log.exception("archive access failed")
+    log.warning("rejected password=wire. Retrying the wire.leader lock", extra={"facts": {}})
+    out = captured.getvalue()
+    assert secret not in out
+    assert out.count("[redacted]") == 5
+    assert "rejected password=[redacted]. Retrying the wire.leader lock" in out
