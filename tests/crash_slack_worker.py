@@ -14,7 +14,7 @@ from bot.delivery.pacing import Pacer
 from bot.delivery.worker import Worker
 from bot.slack.platform import SlackPlatform, slack_client
 from bot.store import Store
-from tests.crash_worker import SETTINGS
+from tests.crash_worker import SETTINGS, deliver_until_empty
 
 TOKEN = "xoxb-crash-test"
 
@@ -25,12 +25,7 @@ async def main(database: str, slack: str, worker_id: str) -> None:
     async with Store.from_url(database) as store:
         try:
             worker = Worker(store, [platform], settings=SETTINGS, worker_id=worker_id)
-            while True:
-                await worker.run_once()
-                counts = await store.listing.counts()
-                if counts["pending"] == counts["in_progress"] == 0:
-                    return
-                await asyncio.sleep(0.05)
+            await deliver_until_empty(worker, store)
         finally:
             await platform.close()
 

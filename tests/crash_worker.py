@@ -67,12 +67,17 @@ async def main(database: str, server: str, worker_id: str) -> None:
         httpx.AsyncClient(base_url=server, timeout=10) as client,
     ):
         worker = Worker(store, [LoopbackPlatform(client)], settings=SETTINGS, worker_id=worker_id)
-        while True:
-            await worker.run_once()
-            counts = await store.listing.counts()
-            if counts["pending"] == counts["in_progress"] == 0:
-                return
-            await asyncio.sleep(0.05)
+        await deliver_until_empty(worker, store)
+
+
+async def deliver_until_empty(worker: Worker, store: Store) -> None:
+    """Run `worker` until nothing in the outbox is pending or in progress."""
+    while True:
+        await worker.run_once()
+        counts = await store.listing.counts()
+        if counts["pending"] == counts["in_progress"] == 0:
+            return
+        await asyncio.sleep(0.05)
 
 
 def run(database: str, server: str, worker_id: str) -> None:
