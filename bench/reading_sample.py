@@ -1,0 +1,88 @@
+"""Windows for a reader to score beside their sources (../shared/READING.md), drawn with a
+fixed seed from activity files kept out of tuning, new windows each round.
+
+Per file: busy days (five or more commits), quiet days, Monday-to-Monday weeks and one
+four-week window. Each window's story and commits are written by ../shared/tools/beside.py
+to OUT/NN-<file>-<since>-<kind>.txt; OUT/index.txt lists them.
+
+    .venv/bin/python bench/reading_sample.py OUT --round 2 \
+        numpy-numpy prometheus-prometheus pytest-dev-pytest withastro-astro
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+ACTIVITY = SHARED / "data" / "activity"
+BESIDE = SHARED / "tools" / "beside.py"
+# How many windows of each kind a file gives per round.
+KINDS = {"busy-day": 8, "quiet-day": 2, "week": 4, "four-weeks": 1}
+
+
+def landed_days(path: Path) -> Counter[date]:
+    """Commits per UTC day of one activity file."""
+    days: Counter[date] = Counter()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        landed = datetime.fromisoformat(json.loads(line)["committed_at"])
+        days[landed.astimezone(UTC).date()] += 1
+    return days
+
+
+def pick(days: Counter[date], rng: random.Random) -> list[tuple[str, date, int]]:
+    """(kind, first day, length in days) of this file's windows for the round."""
+    first, last = min(days), max(days)
+    every = [first + timedelta(n) for n in range((last - first).days + 1)]
+    busy = [d for d in every if days[d] >= 5]
+    quiet = [d for d in every if 0 < days[d] < 5]
+    mondays = [d for d in every if d.weekday() == 0 and d + timedelta(7) <= last]
+    starts = [d for d in mondays if d + timedelta(28) <= last + timedelta(1)]
+    chosen = []
+    for kind, pool, length in (
+        ("busy-day", busy, 1),
+        ("quiet-day", quiet, 1),
+        ("week", mondays, 7),
+        ("four-weeks", starts, 28),
+    ):
+        for day in rng.sample(pool, min(KINDS[kind], len(pool))):
+            chosen.append((kind, day, length))
+    return chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("files", nargs="+", help="activity file stems, e.g. numpy-numpy")
+    parser.add_argument("--round", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(f"{args.seed}-{args.round}")
+    index, number = [], 0
+    for stem in args.files:
+        path = next(ACTIVITY.glob(f"{stem}*.jsonl"))
+        for kind, day, length in pick(landed_days(path), rng):
+            number += 1
+            until = day + timedelta(length)
+            name = f"{number:02d}-{stem}-{day}-{kind}.txt"
+            text = subprocess.run(
+                [sys.executable, str(BESIDE), str(path), str(day), str(until),
+                 "--wire", str(ROOT / ".venv" / "bin" / "wire")],
+                cwd=ROOT, capture_output=True, text=True, check=True,
+            ).stdout
+            (args.out / name).write_text(text, encoding="utf-8")
+            index.append(f"{name}\t{path.name}\t{day}..{until}\t{kind}")
+    (args.out / "index.txt").write_text("\n".join(index) + "\n", encoding="utf-8")
+    print(f"{number} windows written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
