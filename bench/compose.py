@@ -2,7 +2,7 @@
 
 Prints, for one window over the whole file, the one-time cost a process pays before its
 first story (importing the composer and lemminflect, and loading lemminflect's word lists:
-`digest.reading.lexicon`, from its fast copy when there is one), the first compose, a warm
+`digest.english.lexicon`, from its fast copy when there is one), the first compose, a warm
 compose, and their total; then each day's compose and the GitHub source's requests per
 repo-day against the loopback GitHub server. Targets: the total (the word lists' load
 and the first compose; the imports are printed beside it) under 1 s and 200 MB on a quiet
@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 _started = time.perf_counter()
 from digest.compose import compose  # noqa: E402
 from digest.config import load_config  # noqa: E402
+from digest.english import lexicon  # noqa: E402
 from digest.model import Window  # noqa: E402
-from digest.reading import lexicon  # noqa: E402
 from digest.sources.replay import ReplaySource  # noqa: E402
 
 IMPORT_SECONDS = time.perf_counter() - _started

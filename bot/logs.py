@@ -87,7 +87,7 @@ def is_weak(secret: str) -> bool:
         return True
     if not secret.isalpha():
         return False
-    from digest.reading.lexicon import all_lemmas  # only for a long secret of letters only
+    from digest.english.lexicon import all_lemmas  # only for a long secret of letters only
 
     return bool(all_lemmas(secret.lower()))
 

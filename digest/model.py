@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
@@ -17,6 +18,15 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 
 Urgency = Literal["immediate", "monitor", "plan"]
 URGENCIES: tuple[Urgency, ...] = ("immediate", "monitor", "plan")
+
+
+# A citation in a story's text: "[3]", or "[ref:3]" as a draft writes it.
+CITATION = re.compile(r"\[(?:ref:)?(\d+)\]")
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every citation number in `text`, in order ("[3]" and "[ref:3]" forms)."""
+    return [int(n) for n in CITATION.findall(text)]
 
 
 class _Frozen(BaseModel):

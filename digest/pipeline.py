@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def load_composer() -> None:
     """Import the composer and give lemminflect its word tables (idempotent)."""
     import digest.compose  # noqa: F401
-    from digest.reading import lexicon
+    from digest.english import lexicon
 
     lexicon.load()
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from digest.model import Activity
 from digest.reading.audience import names_flaw
-from digest.reading.classify import Event
+from digest.reading.event import Event
 from digest.reading.topics import is_build_path, is_doc_path
 
 # New support (an op, a dtype, a device) is what downstream users of a component build on.

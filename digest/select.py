@@ -15,10 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from digest.budget import CHANGES_A_SENTENCE, is_quiet
+from digest.english.similarity import content_words, jaccard, slots
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
-from digest.reading.classify import Event
-from digest.reading.text import content_words, jaccard, slots
+from digest.reading.event import Event
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3

@@ -48,6 +48,8 @@ DIGEST_RANKS = {
     "model": 0,
     "prose_settings": 0,
     "config": 1,
+    "english": 1,
+    "untrusted": 1,
     "reading": 2,
     "rank": 3,
     "budget": 3,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from digest.compose import compose
+from digest.english.articles import indefinite_article, with_article
 from digest.pipeline import load_composer
-from digest.reading.articles import indefinite_article, with_article
 from tests.digest_data import example_config, executorch, window
 
 

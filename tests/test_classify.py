@@ -7,11 +7,12 @@ from datetime import UTC, datetime
 import pytest
 
 from digest.config import Project, TopicRule, WireConfig
+from digest.english.clauses import nominalize, split_verb, third_person
 from digest.model import Activity, FileChange
 from digest.reading.bodies import clean_body
-from digest.reading.classify import classify, classify_one, split_title, undo_target
-from digest.reading.language import nominalize, split_verb, third_person
+from digest.reading.classify import classify, classify_one, undo_target
 from digest.reading.signals import is_new_support
+from digest.reading.titles import split_title
 from digest.sources.commits import split_message
 from tests.digest_data import example_config
 

@@ -12,9 +12,9 @@ import pytest
 from digest.compose import compose
 from digest.compose.housekeeping import languages_in
 from digest.config import Project, WireConfig
+from digest.english.clauses import clause, shorten
 from digest.model import Activity, FileChange, Window
 from digest.reading.classify import classify_one
-from digest.reading.language import clause, shorten
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 

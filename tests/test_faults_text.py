@@ -13,10 +13,10 @@ import pytest
 from digest.config import load_config
 from digest.model import Story, Window
 from digest.pipeline import compose_window
-from digest.reading.text import MAX_FRAGMENT_CHARS, clean_fragment
 from digest.render.markdown import render_markdown
 from digest.render.plain import render_plain
 from digest.sources import open_source
+from digest.untrusted import MAX_FRAGMENT_CHARS, clean_fragment
 
 ROOT = Path(__file__).resolve().parents[1]
 WINDOW = Window(since=datetime(2026, 5, 25, tzinfo=UTC), until=datetime(2026, 5, 28, tzinfo=UTC))

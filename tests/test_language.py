@@ -9,7 +9,7 @@ from functools import cache
 import lemminflect
 import pytest
 
-from digest.reading.language import clause, nominalize, split_verb, third_person
+from digest.english.clauses import clause, nominalize, split_verb, third_person
 from digest.reading.titles import split_title
 from tests.digest_data import ACTIVITY
 

@@ -12,9 +12,9 @@ from datetime import datetime
 from functools import cache
 
 from digest.compose import compose
+from digest.english.clauses import split_verb
+from digest.english.similarity import content_words
 from digest.model import Activity, Story, Window
-from digest.reading.language import split_verb
-from digest.reading.text import content_words
 from digest.reading.titles import split_title
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, DATA, example_config

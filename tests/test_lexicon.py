@@ -13,7 +13,7 @@ from tests.digest_data import ROOT
 
 _PROBE = """
 import json, sys, time
-from digest.reading import lexicon
+from digest.english import lexicon
 started = time.perf_counter()
 cached = lexicon.load()
 elapsed = time.perf_counter() - started

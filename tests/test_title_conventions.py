@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from digest.reading.articles import with_article
-from digest.reading.language import clause, past_tense, split_kind_verb
-from digest.reading.text import headline_case
+from digest.english.articles import with_article
+from digest.english.case import headline_case
+from digest.english.clauses import clause, past_tense, split_kind_verb
 from digest.reading.title_tags import is_product_tag, product_in_paths, type_prefix
 from digest.reading.titles import split_title
 

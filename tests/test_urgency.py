@@ -20,7 +20,8 @@ import pytest
 
 from digest.config import Project
 from digest.model import Activity, FileChange
-from digest.reading.classify import Event, classify_one
+from digest.reading.classify import classify_one
+from digest.reading.event import Event
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 

@@ -14,7 +14,8 @@ from digest.compose import compose
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
-from digest.reading.classify import Event, classify, classify_one
+from digest.reading.classify import classify, classify_one
+from digest.reading.event import Event
 from tests.digest_data import example_config, executorch
 
 WIDGETS = Project(repo="acme/widgets", name="Widgets")

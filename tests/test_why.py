@@ -8,9 +8,8 @@ from functools import cache
 
 from digest.check import check_story
 from digest.compose import compose
-from digest.model import Activity, Sentence, Window
+from digest.model import Activity, Sentence, Window, cited_numbers
 from digest.reading.bodies import clean_body
-from digest.reading.text import cited_numbers
 from digest.reading.why import MAX_QUOTE_WORDS, quotation, stated_reason
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config, window

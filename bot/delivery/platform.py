@@ -30,8 +30,7 @@ from bot.delivery.parts import (
     ReferencesPart,
     ReminderPart,
 )
-from digest.model import ActionItem, Reference
-from digest.reading.text import cited_numbers
+from digest.model import ActionItem, Reference, cited_numbers
 
 V = TypeVar("V")
 REPLY = "  ↳ "

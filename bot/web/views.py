@@ -17,8 +17,7 @@ from markupsafe import Markup, escape
 
 from bot.store import Ack
 from digest.config import WireConfig
-from digest.model import Reference, Sentence, Story
-from digest.reading.text import CITATION, cited_numbers
+from digest.model import CITATION, Reference, Sentence, Story, cited_numbers
 
 TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
 

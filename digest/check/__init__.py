@@ -14,7 +14,8 @@ from digest.config import WireConfig
 from digest.errors import StoryCheckError
 from digest.model import Activity, CheckFigures, Reference, Story
 from digest.rank import rank
-from digest.reading.classify import Event, classify_one
+from digest.reading.classify import classify_one
+from digest.reading.event import Event
 from digest.select import told_count
 
 __all__ = ["check_story", "expected_urgencies", "require_integrity"]

@@ -8,9 +8,8 @@ import re
 from functools import lru_cache
 
 from digest.config import WireConfig, topic_key
-from digest.model import Story
-from digest.reading.classify import Event
-from digest.reading.text import cited_numbers
+from digest.model import Story, cited_numbers
+from digest.reading.event import Event
 from digest.reading.why import MAX_QUOTE_WORDS, plain
 
 MARKER_TEXT = re.compile(r"\[\d+\]")

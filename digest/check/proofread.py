@@ -49,8 +49,7 @@ from digest.check.proofread_rules import (
     wrong_article,
 )
 from digest.config import WireConfig, topic_key
-from digest.model import Story
-from digest.reading.language_words import (
+from digest.english.words import (
     CONJUNCTIONS,
     DETERMINERS,
     PARTICLES,
@@ -61,6 +60,7 @@ from digest.reading.language_words import (
     verb_lemma,
     words,
 )
+from digest.model import Story
 
 # Folders that hold a project's code, tests or docs without saying what they are about.
 GENERIC_FOLDERS = words(

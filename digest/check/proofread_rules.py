@@ -25,16 +25,17 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from digest.reading.articles import indefinite_article
-from digest.reading.language import split_verb
-from digest.reading.language_nouns import ADJECTIVE_PREFIXES
-from digest.reading.language_shapes import is_adverb
-from digest.reading.language_words import (
+from digest.english.articles import indefinite_article
+from digest.english.clauses import split_verb
+from digest.english.nouns import ADJECTIVE_PREFIXES
+from digest.english.shapes import is_adverb
+from digest.english.words import (
     CHANGE_VERBS,
     CONJUNCTIONS,
     DETERMINERS,
     PARTICLES,
     PREPOSITIONS,
+    STOPWORDS,
     inflections,
     is_identifier,
     noun_lemma,
@@ -43,7 +44,6 @@ from digest.reading.language_words import (
     verb_lemma,
     words,
 )
-from digest.reading.text import STOPWORDS
 from digest.reading.title_tags import STRICT_TYPE_WORDS, TYPE_WORDS
 
 # Words that join a sentence to the one before: each opens at most one sentence of a story.

@@ -10,9 +10,9 @@ from itertools import combinations
 from digest.budget import body_limits, is_quiet
 from digest.check.claims import QUOTED
 from digest.config import WireConfig
+from digest.english.similarity import content_words, jaccard
 from digest.model import Story
-from digest.reading.classify import Event
-from digest.reading.text import content_words, jaccard
+from digest.reading.event import Event
 from digest.select import folds_trivia, split_news
 
 REDUNDANT_PAIR = 0.5

@@ -26,7 +26,8 @@ from digest.config import WireConfig, topic_key
 from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
 from digest.rank import rank
-from digest.reading.classify import Event, Reading, classify
+from digest.reading.classify import Reading, classify
+from digest.reading.event import Event
 from digest.select import ProjectPick, folds_trivia, group_units
 
 __all__ = ["cite", "compose", "draft_story", "filter_topic"]

@@ -27,13 +27,13 @@ from digest.compose.phrases import (
 )
 from digest.compose.release import versions
 from digest.config import WireConfig, topic_key
+from digest.english.clauses import nominalize
+from digest.english.words import CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
-from digest.reading.classify import Event
-from digest.reading.language import nominalize
-from digest.reading.language_words import CONJUNCTIONS, parts_of_speech
-from digest.reading.text import clean_fragment
+from digest.reading.event import Event
 from digest.reading.why import quotation
 from digest.select import ProjectPick, Unit, same_change
+from digest.untrusted import clean_fragment
 
 Action = tuple[str, Urgency, str, str]  # (text, urgency, repo, key of what it cites)
 _ORDER = {"immediate": 0, "monitor": 1, "plan": 2}

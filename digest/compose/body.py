@@ -28,9 +28,9 @@ from digest.compose.phrases import (
 from digest.compose.release import cited_releases, release_predicate
 from digest.compose.slots import unit_slots
 from digest.config import topic_key
+from digest.english.numbers import join_words
 from digest.model import Activity
-from digest.reading.classify import Event
-from digest.reading.text import join_words
+from digest.reading.event import Event
 from digest.reading.why import quotation
 from digest.select import Unit, same_change
 

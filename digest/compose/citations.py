@@ -20,7 +20,7 @@ from digest.model import (
     Window,
     stable_id,
 )
-from digest.reading.text import clean_fragment
+from digest.untrusted import clean_fragment
 
 MARK = "\x00"
 MARKER = re.compile(f"{MARK}([^{MARK}]+){MARK}")

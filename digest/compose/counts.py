@@ -14,8 +14,8 @@ from digest.compose.body import _PLAIN, MAX_CITATIONS, Openings
 from digest.compose.citations import cite
 from digest.compose.housekeeping import NAMED_KINDS, housekeeping_clause
 from digest.compose.phrases import count_word, topic_of
-from digest.reading.classify import Event
-from digest.reading.text import join_words
+from digest.english.numbers import join_words
+from digest.reading.event import Event
 from digest.reading.titles import is_dependency_bump
 from digest.select import ProjectPick, Unit, bump_count
 

@@ -16,10 +16,11 @@ from digest.compose.phrases import (
 )
 from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
+from digest.english.case import headline_case
+from digest.english.clauses import past_tense
+from digest.english.numbers import join_words
 from digest.model import Window
 from digest.rank import INTERNAL, tier
-from digest.reading.language import past_tense
-from digest.reading.text import headline_case, join_words
 from digest.select import ProjectPick, Unit, bump_count, extra_releases
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from digest.compose.phrases import count_word
-from digest.reading.classify import Event
+from digest.reading.event import Event
 
 # A folder that holds one file or folder per language, and what a language code looks like.
 _LOCALE_FOLDER = re.compile(r"^(locales?|i18n|l10n|translations?|lang|langs|languages)$", re.I)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 
 from digest.config import WireConfig, topic_key
-from digest.reading.articles import with_article
+from digest.english.articles import with_article
+from digest.english.clauses import clause, nominalize, shorten, split_verb
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
-from digest.reading.classify import Event
-from digest.reading.language import clause, nominalize, shorten, split_verb
-from digest.reading.text import clean_fragment
+from digest.reading.event import Event
+from digest.untrusted import clean_fragment
 
 
 def _name(config: WireConfig, repo: str) -> str:

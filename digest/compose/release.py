@@ -13,8 +13,8 @@ import re
 from digest.compose.citations import cite
 from digest.compose.phrases import _predicate, count_word
 from digest.compose.slots import unit_slots
-from digest.reading.classify import Event
-from digest.reading.text import join_words
+from digest.english.numbers import join_words
+from digest.reading.event import Event
 from digest.select import Unit
 
 MAX_NAMED_RELEASES = 3

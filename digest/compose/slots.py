@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from digest.compose.citations import cite
 from digest.compose.phrases import _predicate
 from digest.config import topic_key
+from digest.english.numbers import join_words
+from digest.english.similarity import slots
+from digest.english.words import inflect, is_identifier, noun_lemma, parts_of_speech
 from digest.model import Activity
-from digest.reading.language_words import inflect, is_identifier, noun_lemma, parts_of_speech
-from digest.reading.text import join_words, slots
 from digest.select import Unit, same_change
 
 

@@ -30,7 +30,8 @@ from digest.prose.validation import (
     render_lede,
     render_sentence,
 )
-from digest.reading.classify import Event, classify
+from digest.reading.classify import classify
+from digest.reading.event import Event
 
 log = logging.getLogger("wire.prose")
 

@@ -17,9 +17,9 @@ from typing import Any
 from lemminflect import getAllLemmas
 
 from digest.config import WireConfig
-from digest.model import Story
-from digest.reading.classify import Event
-from digest.reading.text import CITATION, STOPWORDS
+from digest.english.words import STOPWORDS
+from digest.model import CITATION, Story
+from digest.reading.event import Event
 
 MARKERS = re.compile(r"(?:\[\d+\])+")
 MARKER = re.compile(r"\[(\d+)\]")

@@ -17,7 +17,7 @@ from digest.check.proofread import proofread
 from digest.config import WireConfig
 from digest.errors import StoryCheckError
 from digest.model import CheckFigures, Story
-from digest.reading.classify import Event
+from digest.reading.event import Event
 
 _RULE = re.compile(r"rule (\d+)")
 FIGURES = ("attribution", "canonical_names", "action_integrity", "coverage")

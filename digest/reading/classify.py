@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import dataclass, replace
 
 from digest.config import Project, WireConfig, topic_key
-from digest.model import Activity, Urgency
+from digest.english.clauses import split_kind_verb
+from digest.model import Activity
 from digest.reading.audience import housekeeping_of, is_internal, is_security_fix
 from digest.reading.bodies import clean_body
-from digest.reading.language import clause, split_kind_verb
-from digest.reading.releases import Release, is_own_version_bump, release_of
+from digest.reading.event import Event, Kind
+from digest.reading.releases import is_own_version_bump, release_of
 from digest.reading.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
 from digest.reading.signals import (
-    Bump,
     dependency_bump,
     is_breaking,
     is_ci_gate,
@@ -40,20 +39,6 @@ from digest.reading.topics import (
 )
 from digest.reading.trivia import trivia_kind
 
-Kind = Literal[
-    "revert",
-    "reland",
-    "release",
-    "feature",
-    "fix",
-    "ci",
-    "docs",
-    "test",
-    "bump",
-    "refactor",
-    "chore",
-]
-
 _REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\s+(?:of\s+)?(.+)$", re.I)
 _RELAND = re.compile(r"^(?:reland|re-land|reapply|re-apply|re-enable)\b\s*(.*)$", re.I)
 # A body that opens by saying the change is back after a revert ("Resubmit X after the
@@ -67,73 +52,6 @@ _QUOTED = re.compile(r'^["“\'](.+?)["”\']\s*(?:\(#\d+\))?\s*(.*)$')
 
 _RISK = re.compile(r"\*\*risk:?\*\*:?\s*(high|medium|low)", re.I)
 _LINT = re.compile(r"\b(lint\w*|format\w*|typos?|codemod|clang-format|pyre|spelling)\b", re.I)
-
-
-@dataclass(frozen=True)
-class Event:
-    """A classified change: what it is, what it touches, and how it reads in a headline."""
-
-    activity: Activity
-    project: Project
-    kind: Kind
-    subject: str
-    verb: str | None
-    obj: str
-    topics: tuple[str, ...]
-    reverts_title: str | None = None
-    breaking: bool = False
-    ci_gate: bool = False
-    deprecation: bool = False  # deprecates something of its own: a [plan] item
-    new_support: bool = False
-    bump: Bump | None = None  # set for dependency updates (kind "bump")
-    risk: str | None = None
-    # "docs", "lint" or "housekeeping" for a change a long window counts instead of telling.
-    trivia: str | None = None
-    body: str = ""
-    linked: tuple[Activity, ...] = field(default=())
-    release: Release | None = None  # set for a release of the project (kind "release")
-    security: bool = False  # a security fix: leads and gets an [immediate] item
-    internal: bool = False  # no user sees it: tests, CI, tooling (digest.reading.audience)
-    relanded: bool = False  # a back-out the window relands: told as such, nothing to watch
-    # A back-out of a change the window landed, no release between: no user got it.
-    withdrawn: bool = False
-    # The kind the title's own prefix gives ("fix" of "FIX BEFT example dataset"), a hint for
-    # a noun-phrase title's verb; and the product living in the repository that the change
-    # is to ("ty" of "[ty] Respect `rules`"), confirmed by its paths: a sentence's subject.
-    title_kind: str | None = None
-    product: str | None = None
-
-    @property
-    def repo(self) -> str:
-        return self.activity.repo
-
-    @property
-    def must_act(self) -> bool:
-        """True when a reader must act on this change: a security fix, a revert or reland of
-        something users see, a breaking change or a change to the CI gates. Such a change is
-        always cited and gets an action item."""
-        undoes = self.kind in ("revert", "reland") and not (
-            self.internal or self.relanded or self.withdrawn
-        )
-        return undoes or self.security or self.breaking or self.ci_gate
-
-    @property
-    def urgency(self) -> Urgency | None:
-        """The urgency an action item about this change carries (DIGEST.md layout): breaking
-        and CI-gate changes interrupt, reverts and relands are watched, deprecations and new
-        support are planned for; None when no reader needs to act."""
-        if self.breaking or self.ci_gate or self.security:
-            return "immediate"
-        if self.kind in ("revert", "reland") and self.must_act:
-            return "monitor"
-        if self.deprecation or self.new_support:
-            return "plan"
-        return None
-
-    @property
-    def predicate(self) -> str:
-        """The verb phrase of a sentence about this event: "adds bf16 support for …"."""
-        return clause(self.obj, verb=self.verb, kind=self.title_kind)
 
 
 # What a title's own type prefix says a change is, where its paths do not say more.

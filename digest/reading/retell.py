@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from digest.english.clauses import split_verb
+from digest.model import Activity
 from digest.reading.audience import fork_subject, is_fork_merge
-from digest.reading.language import split_verb
+from digest.reading.event import Event
 from digest.reading.releases import TAG_PREFIX
 from digest.reading.titles import split_title
-
-if TYPE_CHECKING:
-    from digest.model import Activity
-    from digest.reading.classify import Event
 
 
 def _title_key(title: str) -> str:

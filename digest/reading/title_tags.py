@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from digest.reading.language_words import is_base_verb, looks_like_new_verb, parts_of_speech, words
+from digest.english.words import is_base_verb, looks_like_new_verb, parts_of_speech, words
 
 # Upper-case type words and the conventional-commit kind each stands for.
 TYPE_WORDS = {

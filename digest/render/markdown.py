@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from digest.model import Story
-from digest.reading.text import CITATION
+from digest.model import CITATION, Story
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 

@@ -10,8 +10,16 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from digest.model import ActionItem, Reference, Section, Sentence, Story, Window, stable_id
-from digest.reading.text import cited_numbers
+from digest.model import (
+    ActionItem,
+    Reference,
+    Section,
+    Sentence,
+    Story,
+    Window,
+    cited_numbers,
+    stable_id,
+)
 
 BYLINE = "By The Wire · {window} · About {projects} · Composed from the cited sources"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z“\"])")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from digest.reading import lexicon
-from digest.reading.language_words import (
+from digest.english import lexicon
+from digest.english.words import (
     CONJUNCTIONS,
     DETERMINERS,
     IDENTIFIER_CHARS,

@@ -2,7 +2,7 @@
 
 `clause(subject)` turns a normalized title (tags and prefixes already off, see
 `digest.reading.titles`) into the clause of a sentence "<Project> <clause>". Words are looked up in
-lemminflect's lexicon (`digest.reading.language_words`), so any English verb is conjugated, and the
+lemminflect's lexicon (`digest.english.words`), so any English verb is conjugated, and the
 shapes titles come in each have a reading:
 
     imperative           "Factor out X"                → "factors out X"
@@ -23,10 +23,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from digest.reading import lexicon
-from digest.reading.language_faults import fault_statement
-from digest.reading.language_nouns import noun_phrase
-from digest.reading.language_shapes import (
+from digest.english import lexicon
+from digest.english.faults import fault_statement
+from digest.english.nouns import noun_phrase
+from digest.english.numbers import join_words
+from digest.english.shapes import (
     coordinated,
     gerund,
     is_adverb,
@@ -38,7 +39,7 @@ from digest.reading.language_shapes import (
     split_verb,
     third_person,
 )
-from digest.reading.language_words import (
+from digest.english.words import (
     CONJUNCTIONS,
     PREPOSITIONS,
     SUBORDINATORS,
@@ -51,7 +52,6 @@ from digest.reading.language_words import (
     verb_form,
     verb_lemma,
 )
-from digest.reading.text import join_words
 
 __all__ = [
     "clause",

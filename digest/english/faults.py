@@ -9,9 +9,9 @@ clause ("Ensure config applies to all environments") is no such statement.
 
 from __future__ import annotations
 
-from digest.reading.language_nouns import common_opener
-from digest.reading.language_shapes import gerund, is_adverb, negation_length
-from digest.reading.language_words import (
+from digest.english.nouns import common_opener
+from digest.english.shapes import gerund, is_adverb, negation_length
+from digest.english.words import (
     CONJUNCTIONS,
     MODALS,
     SUBORDINATORS,

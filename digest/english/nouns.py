@@ -8,7 +8,7 @@ the phrase loses its title case when it is an ordinary word ("Dark mode" → "da
 
 from __future__ import annotations
 
-from digest.reading.language_words import (
+from digest.english.words import (
     CHANGE_NOUNS,
     CONJUNCTIONS,
     OPENERS,

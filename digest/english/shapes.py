@@ -1,8 +1,8 @@
-"""Readers of the shapes a title comes in, for `digest.reading.language.clause`.
+"""Readers of the shapes a title comes in, for `digest.english.clauses.clause`.
 
 Each reader looks at the words of a normalized title and either finds its shape (a verb
 first, a subject of its own, a noun phrase) or declines; the lexicon behind them is
-`digest.reading.language_words`.
+`digest.english.words`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from digest.reading.language_nouns import ADJECTIVE_PREFIXES, PROBLEM_NOUNS
-from digest.reading.language_words import (
+from digest.english.nouns import ADJECTIVE_PREFIXES, PROBLEM_NOUNS
+from digest.english.words import (
     CHANGE_NOUNS,
     CHANGE_VERBS,
     CONJUNCTIONS,

@@ -3,7 +3,7 @@
 lemminflect knows the lemmas and inflections of about 100,000 English words by part of
 speech; these helpers add the few closed word classes a lexicon of open-class words has no
 entry for (particles, prepositions, modals, determiners) and the shape of identifiers, so
-that `digest.reading.language` can tell "Ignore malformed scripts" (a verb first) from "Python 3.15
+that `digest.english.clauses` can tell "Ignore malformed scripts" (a verb first) from "Python 3.15
 wheels" (a name first).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from digest.reading import lexicon
+from digest.english import lexicon
 
 
 def words(text: str) -> frozenset[str]:
@@ -252,3 +252,48 @@ def derived_verb(noun: str) -> str | None:
             if len(stem) >= 3 and is_base_verb(stem):
                 return stem
     return None
+
+
+# Words too common to tell two titles apart (`digest.english.similarity`).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+        "also",
+        "alongside",
+        "after",
+        "new",
+        "now",
+        "their",
+        "while",
+        "which",
+        "who",
+        "will",
+        "than",
+        "then",
+    ]
+)

@@ -1,0 +1,31 @@
+"""Headline case: upper case for words, the case of its name for code."""
+
+from __future__ import annotations
+
+import re
+
+# A token of code: a span in backticks, or a word with the marks only code has (snake_case,
+# a path, a generic `From<OwnedFd>`, `a::b`, `call()`, `module.attr`, a `--flag`, camelCase).
+_CODE_TOKEN = re.compile(
+    r"`[^`]*`"
+    r"|(?<![\w`])(?:--?[a-z][\w-]*"
+    r"|[A-Za-z_]\w*<[^<>\n]{0,30}(?:<[^<>\n]{0,30}>)?[^<>\n]{0,30}>(?:::\w+|\(\))*"
+    r"|[\w.-]*\w/[\w./-]*\w|[\w.-]*_[\w.-]*\w|\w+(?:::\w+)+(?:\(\))?|\w+\(\)"
+    r"|[A-Za-z][A-Za-z0-9]+\.[a-z_]\w+(?:\.\w+)*|[a-z]+[a-z0-9]*[A-Z][a-z]\w*"
+    # a class in a lower-case module ("nn.Parameter", "pl.DataFrame"), a rooted path ("/@fs/")
+    r"|[a-z][a-z0-9_]*\.[A-Z]\w+|/@?[\w.-]+/[\w./@-]*)"
+)
+
+
+def headline_case(text: str) -> str:
+    """`text` upper-cased for a headline, except code: backtick spans and identifier-like
+    tokens keep the case that is part of their name ("PROACTIVE_CAPACITY" stays
+    "proactive_capacity", "From<OwnedFd>", "src/cli/main.rs", "torch.compile", "camelCase").
+    Ordinary names and acronyms are upper-cased as headline style wants ("ExecuTorch")."""
+    out: list[str] = []
+    at = 0
+    for match in _CODE_TOKEN.finditer(text):
+        out += [text[at : match.start()].upper(), match.group(0)]
+        at = match.end()
+    out.append(text[at:].upper())
+    return "".join(out)

@@ -1,0 +1,93 @@
+"""A change as the digest reads it: `Event`, what `digest.reading.classify` makes of an Activity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from digest.config import Project
+from digest.english.clauses import clause
+from digest.model import Activity, Urgency
+from digest.reading.releases import Release
+from digest.reading.signals import Bump
+
+Kind = Literal[
+    "revert",
+    "reland",
+    "release",
+    "feature",
+    "fix",
+    "ci",
+    "docs",
+    "test",
+    "bump",
+    "refactor",
+    "chore",
+]
+
+
+@dataclass(frozen=True)
+class Event:
+    """A classified change: what it is, what it touches, and how it reads in a headline."""
+
+    activity: Activity
+    project: Project
+    kind: Kind
+    subject: str
+    verb: str | None
+    obj: str
+    topics: tuple[str, ...]
+    reverts_title: str | None = None
+    breaking: bool = False
+    ci_gate: bool = False
+    deprecation: bool = False  # deprecates something of its own: a [plan] item
+    new_support: bool = False
+    bump: Bump | None = None  # set for dependency updates (kind "bump")
+    risk: str | None = None
+    # "docs", "lint" or "housekeeping" for a change a long window counts instead of telling.
+    trivia: str | None = None
+    body: str = ""
+    linked: tuple[Activity, ...] = field(default=())
+    release: Release | None = None  # set for a release of the project (kind "release")
+    security: bool = False  # a security fix: leads and gets an [immediate] item
+    internal: bool = False  # no user sees it: tests, CI, tooling (digest.reading.audience)
+    relanded: bool = False  # a back-out the window relands: told as such, nothing to watch
+    # A back-out of a change the window landed, no release between: no user got it.
+    withdrawn: bool = False
+    # The kind the title's own prefix gives ("fix" of "FIX BEFT example dataset"), a hint for
+    # a noun-phrase title's verb; and the product living in the repository that the change
+    # is to ("ty" of "[ty] Respect `rules`"), confirmed by its paths: a sentence's subject.
+    title_kind: str | None = None
+    product: str | None = None
+
+    @property
+    def repo(self) -> str:
+        return self.activity.repo
+
+    @property
+    def must_act(self) -> bool:
+        """True when a reader must act on this change: a security fix, a revert or reland of
+        something users see, a breaking change or a change to the CI gates. Such a change is
+        always cited and gets an action item."""
+        undoes = self.kind in ("revert", "reland") and not (
+            self.internal or self.relanded or self.withdrawn
+        )
+        return undoes or self.security or self.breaking or self.ci_gate
+
+    @property
+    def urgency(self) -> Urgency | None:
+        """The urgency an action item about this change carries (DIGEST.md layout): breaking
+        and CI-gate changes interrupt, reverts and relands are watched, deprecations and new
+        support are planned for; None when no reader needs to act."""
+        if self.breaking or self.ci_gate or self.security:
+            return "immediate"
+        if self.kind in ("revert", "reland") and self.must_act:
+            return "monitor"
+        if self.deprecation or self.new_support:
+            return "plan"
+        return None
+
+    @property
+    def predicate(self) -> str:
+        """The verb phrase of a sentence about this event: "adds bf16 support for …"."""
+        return clause(self.obj, verb=self.verb, kind=self.title_kind)
