@@ -39,8 +39,8 @@ from bot.delivery.pacing import Pacer  # noqa: E402
 from bot.delivery.parts import parts_of  # noqa: E402
 from bot.delivery.worker import Worker, part_key  # noqa: E402
 from bot.settings import DeliverySettings  # noqa: E402
-from bot.slack.blocks import render  # noqa: E402
 from bot.slack.platform import EVENT_TYPE, SlackPlatform, slack_client  # noqa: E402
+from bot.slack.render import render  # noqa: E402
 from bot.store import Store, upgrade_database  # noqa: E402
 from digest.compose import compose  # noqa: E402
 from digest.config import load_config  # noqa: E402

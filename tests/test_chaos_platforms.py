@@ -19,7 +19,7 @@ from bot.discord.adapter import DiscordAdapter
 from bot.discord.platform import nonce_of
 from bot.settings import SubscriptionSeed, load_settings
 from digest.config import load_config
-from tests import test_discord_client as discord_tests
+from tests import test_discord_frontend as discord_tests
 from tests.chaos import (
     assert_whole_threads,
     break_connections,

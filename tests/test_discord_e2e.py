@@ -13,7 +13,7 @@ from pathlib import Path
 import time_machine
 
 from bot.delivery.parts import ActionItemPart, ParentPart, parts_of
-from bot.discord.client import ALREADY
+from bot.discord.frontend import ALREADY
 from bot.discord.render import render
 from tests.fakes.discord_gateway import (
     MANAGE_CHANNELS,
@@ -24,7 +24,7 @@ from tests.fakes.discord_gateway import (
     slash,
 )
 from tests.fakes.discord_rest import BOT_ID
-from tests.test_discord_client import (
+from tests.test_discord_frontend import (
     EPHEMERAL,
     _restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     interact,

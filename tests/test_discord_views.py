@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot.discord.client import (
+from bot.discord.commands import completions, exclusions
+from bot.discord.escape import ZWSP
+from bot.discord.frontend import (
     check_permission_name,
     embed_groups,
     permission_label,
     reply_chunks,
 )
-from bot.discord.commands import completions, exclusions
-from bot.discord.escape import ZWSP
 from bot.discord.render import CONTENT_MAX, EMBEDS_TOTAL_MAX, embed_chars
 from bot.discord.views import parse_ack_custom_id
 from bot.errors import SettingsError

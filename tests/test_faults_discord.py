@@ -11,7 +11,7 @@ import pytest
 
 from bot import metrics
 from bot.discord.adapter import DiscordAdapter
-from tests import test_discord_client as served
+from tests import test_discord_frontend as served
 from tests.fakes.discord_gateway import slash
 
 # the running service as the front end's own tests have it (`loopback` is tests/conftest's)

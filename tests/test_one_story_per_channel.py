@@ -16,12 +16,12 @@ from digest.config import load_config
 from digest.model import Story
 from tests.fakes.slack_server import FakeSlack
 from tests.slack_requests import slack_service
-from tests.test_discord_client import (
+from tests.test_discord_e2e import subscribe as discord_subscribe
+from tests.test_discord_frontend import (
     _restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     running,
     settings_for,
 )
-from tests.test_discord_e2e import subscribe as discord_subscribe
 from tests.test_slack_e2e import CHANNEL
 from tests.test_slack_e2e import slack as slack  # the fake Slack, a fixture
 from tests.test_slack_e2e import subscribe as slack_subscribe

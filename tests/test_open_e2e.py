@@ -19,7 +19,7 @@ from tests.fakes.slack_server import FakeSlack
 from tests.open_github import TOKEN, load_activity
 from tests.slack_requests import DEMO_NOW, eventually, slack_service, slash_command
 from tests.slack_requests import TOKEN as SLACK_TOKEN
-from tests.test_discord_client import (
+from tests.test_discord_frontend import (
     _restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     interact,
     running,

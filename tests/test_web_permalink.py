@@ -10,7 +10,7 @@ import json
 from bot.delivery.parts import ParentPart, parts_of, permalink
 from bot.delivery.platform import render_text
 from bot.discord.render import render as discord_render
-from bot.slack.blocks import render as slack_render
+from bot.slack.render import render as slack_render
 from tests.conftest import build_story
 
 PUBLIC = "https://wire.example.com/"

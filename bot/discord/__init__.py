@@ -2,10 +2,11 @@
 Acknowledge buttons and ✅ reactions.
 
 escape.py   untrusted text made inert; whom a message may ping
-render.py   story parts as message payloads within Discord's limits (pure)
+render.py   story parts as message payloads (pure)
+limits.py   Discord's limits and the splitting that keeps them (pure)
 views.py    the persistent Acknowledge button
 platform.py posting and editing over REST (the Platform protocol)
 commands.py the `/wire` application command group
-client.py   the discord.py client: commands, buttons, reactions, through the hub
+frontend.py the discord.py client: commands, buttons, reactions, through the hub
 adapter.py  all of it as an adapter of `wire run`
 """

@@ -34,7 +34,7 @@ from discord.http import Route
 
 from bot.chat.adapters import Hub
 from bot.delivery.parts import Part
-from bot.discord.client import WireBot
+from bot.discord.frontend import WireBot
 from bot.discord.platform import DiscordPlatform, discord_pacer
 from bot.errors import PermanentError, RetryableError, SettingsError
 from bot.settings import Settings

@@ -2,7 +2,7 @@
 grammar (`bot.commands.grammar`), each turning its options back into the `/wire …` text the command
 layer parses, so Discord, Slack and the console answer exactly alike.
 
-The group only translates; `WireBot` (bot/discord/client.py) runs the command and answers.
+The group only translates; `WireBot` (bot/discord/frontend.py) runs the command and answers.
 Autocomplete offers the configured projects and `topic:` names (nothing learned elsewhere),
 the grammar's rhythms and timezones, and the commands `help` knows.
 """

@@ -27,8 +27,8 @@ from bot.chat.adapters import Hub
 from bot.delivery.pacing import Pacer
 from bot.errors import SettingsError
 from bot.settings import Settings
-from bot.slack.app import build_app
 from bot.slack.escape import is_user_group_id
+from bot.slack.frontend import build_app
 from bot.slack.inbound import Refused, admit
 from bot.slack.platform import SlackPlatform, slack_client
 

@@ -1,10 +1,10 @@
 """The Slack platform: posts and edits rendered parts through the Web API (slack-sdk).
 
-Thin on purpose: `bot.slack.blocks.render` makes the messages, `bot.pacing.Pacer`
+Thin on purpose: `bot.slack.render.render` makes the messages, `bot.pacing.Pacer`
 spaces them, and this module only calls chat.postMessage / chat.update and translates
 Slack's answers into `RetryableError` / `PermanentError`.
 
-A part may render to several messages (see `blocks`): the first is the part's message and
+A part may render to several messages (see `render`): the first is the part's message and
 its ts is the message id returned; the others follow in the same thread (the thread the
 part was posted in, or the part's own message when it is a parent).
 
@@ -50,7 +50,7 @@ from bot.delivery.pacing import Pacer
 from bot.delivery.parts import Part
 from bot.delivery.platform import RecentKeys
 from bot.errors import PermanentError, PlatformError, RetryableError, retry_after_header
-from bot.slack.blocks import SlackMessage, render
+from bot.slack.render import SlackMessage, render
 
 log = logging.getLogger(__name__)
 

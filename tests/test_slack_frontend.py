@@ -18,14 +18,14 @@ from bot.commands.replies import Reply
 from bot.errors import SettingsError
 from bot.settings import load_settings
 from bot.slack.adapter import SlackAdapter
-from bot.slack.app import (
+from bot.slack.frontend import (
     COMMAND,
     button_ack,
     command_context,
     is_ack_reaction,
     reply_payloads,
 )
-from bot.slack.blocks import MAX_BLOCKS
+from bot.slack.render import MAX_BLOCKS
 from digest.compose import compose
 from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
 from tests.fakes.slack_server import FakeSlack, block_texts

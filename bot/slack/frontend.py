@@ -32,7 +32,7 @@ from bot.chat.adapters import Hub
 from bot.commands.replies import Context, Reply
 from bot.delivery.parts import parts_of
 from bot.delivery.platform import RecentKeys
-from bot.slack.blocks import (
+from bot.slack.render import (
     ACK_ACTION_ID,
     MAX_BLOCKS,
     Block,

@@ -3,7 +3,7 @@
 `render(part)` returns a list of `SlackMessage`s. The platform posts the first as the part's
 own message (its ts is the part's message id, the thread parent for a parent part) and the
 rest, if any, as follow-ups in the same thread. Almost every part fits one message; more
-appear only when a part would exceed Slack's limits, which `bot.slack.layout` meets by
+appear only when a part would exceed Slack's limits, which `bot.slack.limits` meets by
 splitting, never by cutting text off (sections of at most 3,000 characters, split between
 sentences, lines or words; at most 50 blocks a message; a headline longer than a header
 continued in a section). A sectioned body opens each paragraph's section block with its
@@ -37,7 +37,7 @@ from bot.slack.escape import (
     safe_url,
     user_group_mention,
 )
-from bot.slack.layout import (
+from bot.slack.limits import (
     ACK_ACTION_ID,
     ELLIPSIS,
     HEADER_CHARS,
@@ -57,10 +57,9 @@ from bot.slack.layout import (
     section,
     split_header,
 )
-from digest.model import ActionItem, Reference
-from digest.reading.text import CITATION, cited_numbers
+from digest.model import CITATION, ActionItem, Reference, cited_numbers
 
-__all__ = [  # what callers import from here; the building blocks live in bot.slack.layout
+__all__ = [  # what callers import from here; the building blocks live in bot.slack.limits
     "ACK_ACTION_ID",
     "HEADER_CHARS",
     "MAX_BLOCKS",

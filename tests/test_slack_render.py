@@ -12,14 +12,6 @@ from hypothesis import strategies as st
 from slack_sdk.models.blocks import Block
 
 from bot.delivery.parts import AckMark, ActionItemPart, BodyPart, Part, ReminderPart, parts_of
-from bot.slack.blocks import (
-    ACK_ACTION_ID,
-    HEADER_CHARS,
-    MAX_BLOCKS,
-    SECTION_CHARS,
-    SlackMessage,
-    render,
-)
 from bot.slack.escape import (
     ZWSP,
     escape_mrkdwn,
@@ -28,9 +20,16 @@ from bot.slack.escape import (
     unescape_mrkdwn,
     user_group_mention,
 )
+from bot.slack.render import (
+    ACK_ACTION_ID,
+    HEADER_CHARS,
+    MAX_BLOCKS,
+    SECTION_CHARS,
+    SlackMessage,
+    render,
+)
 from digest.compose import compose
-from digest.model import ActionItem, Reference, Section, Sentence, Story
-from digest.reading.text import CITATION
+from digest.model import CITATION, ActionItem, Reference, Section, Sentence, Story
 from tests.conftest import WINDOW
 from tests.digest_data import (
     SHOWCASE_WINDOW,
