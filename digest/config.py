@@ -110,17 +110,32 @@ class Project(BaseModel):
         return next((t for t in self.topics if key in t.keys), None)
 
 
+# Folders whose every child is a package of its own ("crates/polars-core", "packages/vite").
+PACKAGE_FOLDERS: tuple[str, ...] = (
+    "crates", "packages", "libs", "lib", "pkg", "pkgs", "modules", "projects", "apps",
+)  # fmt: skip
 # Generic folder names: where code lives, not what it is about (compared by topic_key).
 CONTAINER_FOLDERS: tuple[str, ...] = (
-    "src", "source", "sources", "lib", "libs", "crates", "packages", "pkg", "pkgs",
-    "internal", "cmd", "app", "apps", "modules", "components", "backends", "extensions",
+    *PACKAGE_FOLDERS,
+    "src", "source", "sources",
+    "internal", "cmd", "app", "components", "backends", "extensions",
     "extension", "plugins", "providers", "integrations", "contrib", "examples", "example",
     "samples", "scripts", "tools", "tooling", "utils", "util", "common", "shared", "misc",
     "third_party", "third-party", "vendor", "include", "python", "py", "bin", "main",
-    "projects", "services", "models", "test", "tests", "testing", "docs", "doc", "documentation",
+    "services", "models", "test", "tests", "testing", "docs", "doc", "documentation",
     "benchmarks", "benchmark", "bench", "build", "dist",
 )  # fmt: skip
 
+# Folders that are never a topic a reader follows, even where the project names a product
+# like one ("python", "app" and "models" are folders of CONTAINER_FOLDERS, yet may be news).
+GENERIC_FOLDERS = frozenset(
+    {
+        "src", "source", "sources", "lib", "libs", "packages", "pkg", "pkgs", "crates", "modules",
+        "test", "tests", "testing", "specs", "e2e", "docs", "doc", "benchmarks", "benchmark",
+        "bench", "examples", "samples", "scripts", "tools", "tooling", "utils", "util",
+        "include", "vendor", "third-party", "third_party", "thirdparty", "dist", "bin", "cmd",
+    }
+)  # fmt: skip
 
 class DigestSettings(BaseModel):
     """Knobs of composition; the defaults follow DIGEST.md."""

@@ -81,7 +81,9 @@ def told_count(events: Sequence[Event], window: Window) -> int:
 
 
 # Trivia counted in every window, a day's too: what the project does to keep house.
-HOUSEKEEPING = frozenset({"housekeeping", "translations", "changelog", "people", "version", "lint"})
+# The kinds of it a story names, each in a clause of its own ("updates translations in …").
+NAMED_HOUSEKEEPING = ("translations", "changelog", "people", "version")
+HOUSEKEEPING = frozenset({"housekeeping", *NAMED_HOUSEKEEPING, "lint"})
 
 
 def is_folded_trivia(event: Event, fold_trivia: bool) -> bool:

@@ -48,7 +48,7 @@ from digest.check.proofread_rules import (
     unconjugated_verb,
     wrong_article,
 )
-from digest.config import WireConfig, topic_key
+from digest.config import GENERIC_FOLDERS, WireConfig, topic_key
 from digest.english.words import (
     CONJUNCTIONS,
     DETERMINERS,
@@ -63,12 +63,7 @@ from digest.english.words import (
 from digest.model import Story
 
 # Folders that hold a project's code, tests or docs without saying what they are about.
-GENERIC_FOLDERS = words(
-    "src source sources lib libs packages pkg pkgs crates modules "
-    "test tests testing specs e2e docs doc benchmarks benchmark bench "
-    "examples samples scripts tools tooling utils util include vendor "
-    "third-party third_party thirdparty dist bin cmd"
-)
+
 _NOUN_CLAUSE_OPENERS = words("what how when where which whatever")
 _CITATION = re.compile(r"\s*\[\d+\]")
 # "Separately, It updates …": a stand-in keeps its capital after an opening connective.

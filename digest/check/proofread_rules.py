@@ -28,11 +28,14 @@ from typing import Protocol
 from digest.english.articles import indefinite_article
 from digest.english.clauses import split_verb
 from digest.english.nouns import ADJECTIVE_PREFIXES
+from digest.english.numbers import CARDINALS
 from digest.english.shapes import is_adverb
 from digest.english.words import (
     CHANGE_VERBS,
     CONJUNCTIONS,
     DETERMINERS,
+    MODALS,
+    NEGATED_DO,
     PARTICLES,
     PREPOSITIONS,
     STOPWORDS,
@@ -239,12 +242,12 @@ def repeated_predicates(
         seen |= own
 
 
-_COUNTS = words("one two three four five six seven eight nine ten eleven twelve") | {
-    str(n) for n in range(10, 1000)
-}
-_AUXILIARIES = words(
-    "is are was were be been has have had does do did will would can could should must may "
-    "might shall isn't aren't wasn't weren't hasn't haven't doesn't don't didn't won't can't"
+_COUNTS = frozenset(CARDINALS[1:]) | {str(n) for n in range(10, 1000)}
+_AUXILIARIES = (
+    MODALS
+    | NEGATED_DO
+    | words("is are was were be been has have had does do did isn't aren't wasn't weren't")
+    | words("hasn't haven't won't can't")
 )
 _PRONOUNS = words("you we they i")
 

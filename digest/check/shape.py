@@ -10,6 +10,7 @@ from itertools import combinations
 from digest.budget import body_limits, is_quiet
 from digest.check.claims import QUOTED
 from digest.config import WireConfig
+from digest.english.numbers import COUNT_WORDS
 from digest.english.similarity import content_words, jaccard
 from digest.model import Story
 from digest.reading.event import Event
@@ -52,8 +53,7 @@ def coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, f
 
 
 _COUNTED_UNDOS = re.compile(r"\b(?:backs out|relands|backs out or relands) (\w+) more changes?\b")
-_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_COUNT_WORDS = {word: n for n, word in enumerate(_NUMBER_WORDS)}
+_COUNT_VALUES = {word: n for n, word in enumerate(COUNT_WORDS)}
 _COUNTED_FIXES = re.compile(r"\b(\w+) security fix(?:es)?\b")
 
 
@@ -77,7 +77,7 @@ def _counted_undos(story: Story) -> int:
 
 def _number(word: str) -> int:
     """A count the story writes, in digits or as a word ("12", "three"); 0 for any other."""
-    return int(word) if word.isdigit() else _COUNT_WORDS.get(word.lower(), 0)
+    return int(word) if word.isdigit() else _COUNT_VALUES.get(word.lower(), 0)
 
 
 def length(

@@ -16,18 +16,11 @@ import re
 
 from digest.compose.body import MAX_CITATIONS, _reads_well
 from digest.compose.citations import cite
-from digest.compose.phrases import (
-    _is_backend,
-    _name,
-    _predicate,
-    _quoted_title,
-    count_word,
-    place,
-    topic_of,
-)
+from digest.compose.phrases import _is_backend, _name, _predicate, _quoted_title, place, topic_of
 from digest.compose.release import versions
 from digest.config import WireConfig, topic_key
 from digest.english.clauses import nominalize
+from digest.english.numbers import count_word
 from digest.english.words import CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
 from digest.reading.event import Event

@@ -18,17 +18,11 @@ from functools import lru_cache
 from digest.check.proofread import proofread_sentences
 from digest.check.proofread_rules import CONNECTIVES
 from digest.compose.citations import MARKER, cite
-from digest.compose.phrases import (
-    _area,
-    _is_backend,
-    _predicate,
-    _quoted_title,
-    count_word,
-)
+from digest.compose.phrases import _area, _is_backend, _predicate, _quoted_title
 from digest.compose.release import cited_releases, release_predicate
 from digest.compose.slots import unit_slots
 from digest.config import topic_key
-from digest.english.numbers import join_words
+from digest.english.numbers import count_word, join_words
 from digest.model import Activity
 from digest.reading.event import Event
 from digest.reading.why import quotation

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 
 from digest.compose.body import _PLAIN, MAX_CITATIONS, Openings
 from digest.compose.citations import cite
-from digest.compose.housekeeping import NAMED_KINDS, housekeeping_clause
-from digest.compose.phrases import count_word, topic_of
-from digest.english.numbers import join_words
+from digest.compose.housekeeping import housekeeping_clause
+from digest.compose.phrases import topic_of
+from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
 from digest.reading.titles import is_dependency_bump
-from digest.select import ProjectPick, Unit, bump_count
+from digest.select import NAMED_HOUSEKEEPING, ProjectPick, Unit, bump_count
 
 
 def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozenset()) -> str:
@@ -88,7 +88,7 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
     when its citations fit beside the ones before it."""
     clauses: list[tuple[str, int]] = []
     room = MAX_CITATIONS
-    told = [e for e in pick.trivia if e.trivia not in NAMED_KINDS]
+    told = [e for e in pick.trivia if e.trivia not in NAMED_HOUSEKEEPING]
     if told:
         count = len(told)
         clause = f"makes {trivia_noun(told)}"
@@ -96,7 +96,7 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
             clause += f" {cite(*(e.activity for e in told))}"
             room -= count
         clauses.append((clause, count))
-    for kind in NAMED_KINDS:
+    for kind in NAMED_HOUSEKEEPING:
         kept = [e for e in pick.trivia if e.trivia == kind]
         if not kept:
             continue

@@ -9,16 +9,12 @@ from __future__ import annotations
 from digest.budget import is_quiet, window_days
 from digest.compose.citations import Draft
 from digest.compose.counts import trivia_noun
-from digest.compose.phrases import (
-    _name,
-    _predicate,
-    count_word,
-)
+from digest.compose.phrases import _name, _predicate
 from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.english.case import headline_case
 from digest.english.clauses import past_tense
-from digest.english.numbers import join_words
+from digest.english.numbers import count_word, join_words
 from digest.model import Window
 from digest.rank import INTERNAL, tier
 from digest.select import ProjectPick, Unit, bump_count, extra_releases

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
-from digest.compose.phrases import count_word
+from digest.english.numbers import count_word
 from digest.reading.event import Event
 
 # A folder that holds one file or folder per language, and what a language code looks like.
@@ -56,6 +56,3 @@ def housekeeping_clause(kind: str, events: Sequence[Event]) -> tuple[str, int]:
         return "bumps its own version number" + _times(count), -1
     noun = "change" if count == 1 else "changes"
     return f"makes {count_word(count)} housekeeping {noun}", count
-
-
-NAMED_KINDS = ("translations", "changelog", "people", "version")

@@ -106,14 +106,6 @@ def _is_backend(event: Event, area: str) -> bool:
     )
 
 
-_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-
-
-def count_word(count: int) -> str:
-    """A count as a word up to nine, as digits beyond ("three", "12")."""
-    return _NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else str(count)
-
-
 def _only_internal(topic: str, event: Event) -> bool:
     """True when every path of the change with a folder named `topic` is internal: a place
     found only in examples, tests or tooling (`examples/models/moshi/`)."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from digest.compose.citations import cite
-from digest.compose.phrases import _predicate, count_word
+from digest.compose.phrases import _predicate
 from digest.compose.slots import unit_slots
-from digest.english.numbers import join_words
+from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
 from digest.select import Unit
 

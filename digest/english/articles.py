@@ -17,44 +17,31 @@ from __future__ import annotations
 import re
 
 from digest.english import lexicon
+from digest.english.nouns import (
+    COUNT_ION_NOUNS,
+    DEFINITE_HEADS,
+    FAULT_ADJECTIVES,
+    FAULT_NOUNS,
+    MASS_NOUNS,
+)
 from digest.english.words import (
     CONJUNCTIONS,
     DETERMINERS,
     IDENTIFIER_CHARS,
     PREPOSITIONS,
+    RELATIVES,
+    SUBORDINATORS,
     bare,
     words,
 )
 
 MAKING_VERBS = words("adds introduces implements creates")
-FAULTS = words(
-    "missing incorrect wrong broken invalid bad duplicate stale inconsistent misleading "
-    "redundant unnecessary potential possible rare subtle occasional intermittent flaky "
-    "spurious confusing unclear misplaced"
+# Words before a problem that take "a": "fixes a missing check", "fixes a rare hang".
+FAULTS = (FAULT_ADJECTIVES - words("outdated dangling")) | words(
+    "redundant unnecessary potential possible rare subtle occasional intermittent "
+    "confusing unclear misplaced"
 )
-# Head nouns that name a fault: "fixes a memory leak", "fixes a bug with X".
-PROBLEMS = words("bug crash leak race deadlock regression typo segfault hang overflow underflow")
-# Nouns that take no article in the singular when they name an amount of something.
-MASS_NOUNS = words(
-    "support coverage documentation docs information infrastructure tooling data metadata "
-    "telemetry guidance code software hardware functionality logic behavior behaviour "
-    "compatibility interoperability parallelism concurrency performance security safety "
-    "validation handling logging tracing testing caching linting typing packaging "
-    "configuration evidence feedback progress research work traffic storage memory "
-    "observability visibility instrumentation automation governance access usage "
-    "precision quantization serialization deserialization compilation inference training "
-    "ci cd ui ux api io"
-)
-# Heads that read better with "the": "adds the ability to resume", not "an ability".
-DEFINITE_HEADS = words("ability possibility capability")
-# Most nouns in -tion/-sion name a process here ("adds KV cache compression"); these name a thing.
-COUNT_ION_NOUNS = words(
-    "option function section version extension region session implementation definition "
-    "exception condition assertion question collection annotation transition partition "
-    "position migration action connection instruction application operation expression "
-    "permission notification description"
-)
-_NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | words("when if where while so that which who using")
+_NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | words("using")
 _NUMBER = re.compile(r"^\d|^(one|two|three|four|five|six|seven|eight|nine|ten)$", re.I)
 # "a" before these vowel spellings, which sound like "you", "one" or "yoo-".
 _VOWEL_BUT_CONSONANT = re.compile(r"^(one\b|once|uni|use|usa|usu|uti|ura|ure|uro|us-|eu|ewe)", re.I)
@@ -82,7 +69,7 @@ def _head(verb: str, object_words: list[str]) -> str | None:
     if verb == "fixes":
         if (
             first.lower() not in FAULTS
-            and bare(_before_joiner(object_words)).lower() not in PROBLEMS
+            and bare(_before_joiner(object_words)).lower() not in FAULT_NOUNS
         ):
             return None
     elif verb not in MAKING_VERBS:

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from digest.english import lexicon
 from digest.english.faults import fault_statement
-from digest.english.nouns import noun_phrase
+from digest.english.nouns import GENERIC_HEADS, noun_phrase
 from digest.english.numbers import join_words
 from digest.english.shapes import (
     coordinated,
@@ -41,6 +41,7 @@ from digest.english.shapes import (
 )
 from digest.english.words import (
     CONJUNCTIONS,
+    PHRASE_JOINERS,
     PREPOSITIONS,
     SUBORDINATORS,
     bare,
@@ -153,10 +154,6 @@ NOMINALS = {
 }
 
 # Head nouns too generic to keep after nominalizing ("XNNPACK execution serialization").
-_GENERIC_HEADS = frozenset({"execution", "support", "handling", "logic", "code", "usage"})
-_SHORTEN_JOINERS = frozenset(
-    {"and", "or", "to", "for", "of", "in", "on", "with", "the", "a", "an", "from", "by"}
-)
 
 
 # A fix's title that opens with a plural noun of trouble: "Issues with X", "Errors in Y".
@@ -197,7 +194,7 @@ def nominalize(title: str) -> str | None:
     if verb is None or verb not in NOMINALS or not rest:
         return None
     obj = rest.split()
-    if len(obj) > 1 and obj[-1].lower() in _GENERIC_HEADS:
+    if len(obj) > 1 and obj[-1].lower() in GENERIC_HEADS:
         obj = obj[:-1]
     if len(obj) > 4:
         return None
@@ -226,14 +223,14 @@ def shorten(text: str, *, max_words: int) -> str:
     )
     if opener is not None:
         words = words[:opener]
-    elif whole[max_words].lower() not in _SHORTEN_JOINERS:
+    elif whole[max_words].lower() not in PHRASE_JOINERS:
         # The cut falls inside a phrase ("… leaks in database/iceberg | tests"): drop the
         # phrase whole, back to its preposition, when enough is left to say something.
-        phrase = max((i for i, w in enumerate(words) if w.lower() in _SHORTEN_JOINERS), default=0)
+        phrase = max((i for i, w in enumerate(words) if w.lower() in PHRASE_JOINERS), default=0)
         # … but "support for X" without X says nothing: its complement is the news.
         if phrase >= 3 and words[phrase - 1].lower() not in _EMPTY_WITHOUT_COMPLEMENT:
             words = words[:phrase]
-    while words and (words[-1].lower() in _SHORTEN_JOINERS or words[-1].lower() in PREPOSITIONS):
+    while words and (words[-1].lower() in PHRASE_JOINERS or words[-1].lower() in PREPOSITIONS):
         words.pop()
     return " ".join(words)
 

@@ -14,6 +14,8 @@ from digest.english.shapes import gerund, is_adverb, negation_length
 from digest.english.words import (
     CONJUNCTIONS,
     MODALS,
+    NEGATED_DO,
+    RELATIVES,
     SUBORDINATORS,
     bare,
     join,
@@ -30,7 +32,7 @@ _CLAUSE_VERBS = words(
     "avoid stop let keep allow expect fix resolve correct repair address patch close solve"
 )
 # Where a subject ends without a verb: a clause of its own begins.
-_STOPS = CONJUNCTIONS | MODALS | SUBORDINATORS | words("where that which who")
+_STOPS = CONJUNCTIONS | MODALS | SUBORDINATORS | RELATIVES
 _SUBJECT_WORDS = 7  # the verb of the statement comes within this many words
 
 
@@ -74,16 +76,13 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
     return None
 
 
-_NEGATIONS = words("didn't doesn't don't")
-
-
 def _negated_verb(title: list[str], at: int) -> tuple[int, str] | None:
     """(where the verb is, its lemma) when `title[at]` negates the base verb after it: "didn't
     raise", "does not apply"."""
     word = bare(title[at]).lower()
     if word in ("did", "does", "do") and at + 1 < len(title) and bare(title[at + 1]) == "not":
         at += 1
-    elif word not in _NEGATIONS:
+    elif word not in NEGATED_DO:
         return None
     if at + 1 >= len(title) or verb_form(title[at + 1]) != "VB":
         return None

@@ -22,10 +22,9 @@ from digest.english.words import (
 )
 
 # Head nouns that name a problem: a title that is only the problem is a fix of it.
-PROBLEM_NOUNS = words(
-    "overflow underflow crash leak bug race deadlock regression typo segfault hang "
-    "vulnerability error failure warning breakage flake flakiness"
-)
+# Head nouns that name a fault: "fixes a memory leak", "fixes a bug with X".
+FAULT_NOUNS = words("bug crash leak race deadlock regression typo segfault hang overflow underflow")
+PROBLEM_NOUNS = FAULT_NOUNS | words("vulnerability error failure warning breakage flake flakiness")
 # Adjectives that name a fault: a title that opens with one names a problem ("Broken links").
 FAULT_ADJECTIVES = words(
     "missing incorrect wrong broken invalid bad duplicate stale inconsistent misleading "
@@ -36,6 +35,30 @@ ADJECTIVE_PREFIXES = words(
     "multi cross self single dual zero non long short high low full half end first third "
     "in out off on per post sub"
 )
+
+
+# Nouns that take no article in the singular when they name an amount of something.
+MASS_NOUNS = words(
+    "support coverage documentation docs information infrastructure tooling data metadata "
+    "telemetry guidance code software hardware functionality logic behavior behaviour "
+    "compatibility interoperability parallelism concurrency performance security safety "
+    "validation handling logging tracing testing caching linting typing packaging "
+    "configuration evidence feedback progress research work traffic storage memory "
+    "observability visibility instrumentation automation governance access usage "
+    "precision quantization serialization deserialization compilation inference training "
+    "ci cd ui ux api io"
+)
+# Heads that read better with "the": "adds the ability to resume", not "an ability".
+DEFINITE_HEADS = words("ability possibility capability")
+# Most nouns in -tion/-sion name a process here ("adds KV cache compression"); these name a thing.
+COUNT_ION_NOUNS = words(
+    "option function section version extension region session implementation definition "
+    "exception condition assertion question collection annotation transition partition "
+    "position migration action connection instruction application operation expression "
+    "permission notification description"
+)
+# Heads too vague to stand alone: "improves the execution" says nothing without its object.
+GENERIC_HEADS = words("execution support handling logic code usage")
 
 
 # What a test change adds when its title names it ("test: more coverage for the parser").

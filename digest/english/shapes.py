@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from digest.english.nouns import ADJECTIVE_PREFIXES, PROBLEM_NOUNS
 from digest.english.words import (
+    ARTICLES,
     CHANGE_NOUNS,
     CHANGE_VERBS,
     CONJUNCTIONS,
@@ -43,7 +44,6 @@ _ADVERBS = frozenset({"only", "always", "also", "just", "still", "now", "explici
 
 
 # Words that open an object and nothing else: a noun before one is a verb ("Vendor the X").
-_ARTICLES = frozenset({"the", "a", "an", "this", "these", "those", "its", "their", "each", "every"})
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
             or (loose and not pos)
             or (not pos and _takes_object(words, at))
             or (pos <= {"NOUN"} and _modifier_follows(words, at))
-            or (pos == {"NOUN"} and at + 1 < len(words) and bare(words[at + 1]) in _ARTICLES)
+            or (pos == {"NOUN"} and at + 1 < len(words) and bare(words[at + 1]) in ARTICLES)
         ):
             return _Verb(lowered, at + 1)
         return None

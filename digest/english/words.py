@@ -35,6 +35,14 @@ DETERMINERS = words("the a an all each every this these those that any some its 
 SUBORDINATORS = frozenset(
     {"if", "when", "unless", "until", "once", "because", "since", "while", "whereas", "so"}
 )
+# Relative pronouns and adverbs: a clause opens with one ("… that fails", "… where it hangs").
+RELATIVES = words("that which who where")
+# The articles and the determiners a noun follows at once ("the", "its", "each").
+ARTICLES = words("the a an this these those its their each every")
+# Negated forms of "do": "doesn't" before a verb makes a statement of a fault.
+NEGATED_DO = words("didn't doesn't don't")
+# Words a phrase goes on with: a cut after one of them leaves the phrase open.
+PHRASE_JOINERS = words("and or to for of in on with the a an from by")
 MODALS = frozenset({"should", "must", "can", "will", "would", "may", "might", "shall", "could"})
 NEGATIONS = ("don't", "do not", "dont", "never", "no longer", "doesn't", "does not", "cannot")
 # Words that open a noun-phrase title and are ordinary words, never names: lowercased.

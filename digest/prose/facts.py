@@ -17,6 +17,7 @@ from typing import Any
 from lemminflect import getAllLemmas
 
 from digest.config import WireConfig
+from digest.english.numbers import NUMBER_WORDS
 from digest.english.words import STOPWORDS
 from digest.model import CITATION, Story
 from digest.reading.event import Event
@@ -25,13 +26,6 @@ MARKERS = re.compile(r"(?:\[\d+\])+")
 MARKER = re.compile(r"\[(\d+)\]")
 _TOKEN = re.compile(r"[A-Za-z0-9#][\w.+#/'-]*[\w+#]|[A-Za-z0-9]")
 _PARTS = re.compile(r"[-./']")
-NUMBER_WORDS = frozenset({
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    "hundred", "thousand", "million", "billion", "dozen", "dozens", "half", "twice", "thrice",
-    "single", "double", "triple", "first", "second", "third", "fourth", "fifth", "once",
-})  # fmt: skip
 # Words that carry no claim of their own: connectives, "lands", "change".
 FILLER = frozenset({
     "also", "further", "addition", "additionally", "elsewhere", "meanwhile", "separately",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from digest.config import PACKAGE_FOLDERS
 from digest.english.words import is_base_verb, looks_like_new_verb, parts_of_speech, words
 
 # Upper-case type words and the conventional-commit kind each stands for.
@@ -160,9 +161,6 @@ def first_product(tags: Iterable[tuple[str, bool]]) -> str | None:
     return next((t for t, prefix in tags if is_product_tag(t, prefix=prefix)), None)
 
 
-_PACKAGE_FOLDERS = words("crates packages libs lib pkg pkgs modules projects apps")
-
-
 def product_in_paths(product: str, paths: Iterable[str]) -> bool:
     """True when a changed file lives in the product's own package: a top-level folder, or a
     folder under a package container (crates/, packages/, …), named for it ("crates/ty",
@@ -171,7 +169,7 @@ def product_in_paths(product: str, paths: Iterable[str]) -> bool:
     for path in paths:
         parts = path.lower().replace("-", "_").split("/")
         candidates = [parts[0]] if len(parts) > 1 else []
-        if len(parts) > 2 and parts[0] in _PACKAGE_FOLDERS:
+        if len(parts) > 2 and parts[0] in PACKAGE_FOLDERS:
             candidates.append(parts[1])
         if any(c == key or c.startswith(key + "_") for c in candidates):
             return True
