@@ -31,7 +31,7 @@ from aiohttp.test_utils import TestServer  # noqa: E402
 from pydantic import SecretStr  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 
-from bot.settings import WebSettings  # noqa: E402
+from bot.settings_sections import WebSettings  # noqa: E402
 from bot.store import Store, upgrade_database  # noqa: E402
 from bot.store.stories import save_story_on  # noqa: E402
 from bot.web import ArchiveSite  # noqa: E402

@@ -54,7 +54,8 @@ from bot.discord.platform import DiscordPlatform, discord_pacer  # noqa: E402
 from bot.realtime import Realtime  # noqa: E402
 from bot.realtime.bulletins import bulletin_of, bulletin_window  # noqa: E402
 from bot.schedule.newsroom import default_source  # noqa: E402
-from bot.settings import DeliverySettings, load_settings  # noqa: E402
+from bot.settings import load_settings  # noqa: E402
+from bot.settings_sections import DeliverySettings  # noqa: E402
 from bot.slack.platform import SlackPlatform, slack_client  # noqa: E402
 from bot.store import Store, upgrade_database  # noqa: E402
 from digest.compose import compose  # noqa: E402

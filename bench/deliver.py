@@ -30,7 +30,7 @@ from sqlalchemy.engine import make_url
 
 from bot.delivery.parts import Part
 from bot.delivery.worker import Worker
-from bot.settings import DeliverySettings
+from bot.settings_sections import DeliverySettings
 from bot.store import Store, upgrade_database
 from bot.store.tables import DeliveryRow
 from digest.model import ActionItem, Reference, Sentence, Story, Window

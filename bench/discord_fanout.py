@@ -36,11 +36,12 @@ sys.path.insert(0, str(ROOT))
 from aiohttp import web  # noqa: E402
 from discord.http import HTTPClient, Route  # noqa: E402
 
+from bot.delivery.attempts import part_key  # noqa: E402
 from bot.delivery.parts import parts_of  # noqa: E402
-from bot.delivery.worker import Worker, part_key  # noqa: E402
+from bot.delivery.worker import Worker  # noqa: E402
 from bot.discord.platform import DiscordPlatform, discord_pacer, nonce_of  # noqa: E402
 from bot.discord.render import render  # noqa: E402
-from bot.settings import DeliverySettings, DiscordSettings  # noqa: E402
+from bot.settings_sections import DeliverySettings, DiscordSettings  # noqa: E402
 from bot.store import Store, upgrade_database  # noqa: E402
 from digest.compose import compose  # noqa: E402
 from digest.model import Story  # noqa: E402

@@ -35,10 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+from bot.delivery.attempts import part_key  # noqa: E402
 from bot.delivery.pacing import Pacer  # noqa: E402
 from bot.delivery.parts import parts_of  # noqa: E402
-from bot.delivery.worker import Worker, part_key  # noqa: E402
-from bot.settings import DeliverySettings  # noqa: E402
+from bot.delivery.worker import Worker  # noqa: E402
+from bot.settings_sections import DeliverySettings  # noqa: E402
 from bot.slack.platform import EVENT_TYPE, SlackPlatform, slack_client  # noqa: E402
 from bot.slack.render import render  # noqa: E402
 from bot.store import Store, upgrade_database  # noqa: E402

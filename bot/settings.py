@@ -39,7 +39,6 @@ from bot.config_errors import (
     env_name,
     from_file,
     model_of,
-    parse_duration,
     read_toml,
     sentence,
     unknown_keys,
@@ -53,9 +52,7 @@ from bot.settings_sections import (
     Duration,
     GitHubSettings,
     HttpSettings,
-    HttpUrl,
     LogSettings,
-    OncallHandles,
     PlatformName,
     RealtimeSettings,
     ScheduleSettings,
@@ -66,29 +63,6 @@ from bot.settings_sections import (
 )
 from digest.config import WireConfig
 
-__all__ = [  # the sections are defined in bot.settings_sections and imported from here
-    "AckSettings",
-    "DeliverySettings",
-    "DemoSettings",
-    "DiscordSettings",
-    "Duration",
-    "GitHubSettings",
-    "HttpSettings",
-    "HttpUrl",
-    "LogSettings",
-    "OncallHandles",
-    "PlatformName",
-    "RealtimeSettings",
-    "ScheduleSettings",
-    "Settings",
-    "SlackSettings",
-    "SubscribingSettings",
-    "SubscriptionSeed",
-    "WebSettings",
-    "file_tables",
-    "load_settings",
-    "parse_duration",
-]
 _toml_values: ContextVar[dict[str, Any] | None] = ContextVar("_toml_values", default=None)
 
 

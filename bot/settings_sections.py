@@ -2,11 +2,9 @@
 
 A leaf (rank 0) that `bot.settings` assembles into `Settings`: [delivery], [acks],
 [schedule], [http], [slack], [discord], [github], [realtime], [subscribing], [web], [log],
-[demo] and the
-entries of [[subscriptions]]. Every section is frozen and refuses keys it does not
-declare; a duration needs its unit ("90s", "30m", "1h30m", "7d", "2w") and a URL must be
-http(s).
-`from bot.settings import X` keeps working for each of them.
+[demo] and the entries of [[subscriptions]]. Every section is frozen and refuses keys it
+does not declare; a duration needs its unit ("90s", "30m", "1h30m", "7d", "2w") and a URL
+must be http(s). Import a section from here, where it is defined.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from sqlalchemy.engine import make_url
 
 from bot.app.service import Service
 from bot.delivery.parts import parts_of
-from bot.settings import SubscriptionSeed, load_settings
+from bot.settings import load_settings
+from bot.settings_sections import SubscriptionSeed
 from bot.store import DeliveryInfo, upgrade_database
 from digest.config import load_config
 from tests.fakes.slack_server import TEAM_ID, FakeSlack

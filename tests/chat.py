@@ -18,12 +18,12 @@ from bot.commands.handlers import Commands
 from bot.commands.replies import Context, Reply
 from bot.delivery.parts import Part
 from bot.delivery.platform import render_text
-from bot.settings import (
+from bot.settings import Settings
+from bot.settings_sections import (
     AckSettings,
     DemoSettings,
     OncallHandles,
     ScheduleSettings,
-    Settings,
     SubscribingSettings,
 )
 from bot.store import Store, upgrade_database

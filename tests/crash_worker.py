@@ -17,7 +17,7 @@ import httpx
 from bot.delivery.parts import Part
 from bot.delivery.worker import Worker
 from bot.errors import PermanentError, RetryableError
-from bot.settings import DeliverySettings
+from bot.settings_sections import DeliverySettings
 from bot.store import Store
 
 SETTINGS = DeliverySettings(

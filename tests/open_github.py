@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.app.service import source_factory
-from bot.settings import GitHubSettings, Settings, SubscribingSettings
+from bot.settings import Settings
+from bot.settings_sections import GitHubSettings, SubscribingSettings
 from bot.store import Store
 from digest.sources.replay import ReplaySource
 from tests.chat import WireChat, demo_config, settings_with

@@ -16,7 +16,8 @@ from bot.app.service import Service
 from bot.chat.adapters import ConsoleAdapter, Hub, adapters_for
 from bot.commands.handlers import Commands
 from bot.delivery.platform import ConsolePlatform
-from bot.settings import HttpSettings, load_settings
+from bot.settings import load_settings
+from bot.settings_sections import HttpSettings
 from bot.store import Store
 from digest.config import load_config
 

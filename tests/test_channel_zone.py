@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestServer
 
 from bot.delivery.parts import ParentPart
 from bot.delivery.worker import Worker
-from bot.settings import WebSettings
+from bot.settings_sections import WebSettings
 from bot.store import Store
 from bot.web.site import ArchiveSite
 from digest.model import Window

@@ -17,7 +17,8 @@ from bot.app.service import Service
 from bot.delivery.parts import parts_of
 from bot.discord.adapter import DiscordAdapter
 from bot.discord.platform import nonce_of
-from bot.settings import SubscriptionSeed, load_settings
+from bot.settings import load_settings
+from bot.settings_sections import SubscriptionSeed
 from digest.config import load_config
 from tests import test_discord_frontend as discord_tests
 from tests.chaos import (

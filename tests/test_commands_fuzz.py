@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.commands.grammar import USAGE, Rejected, parse
+from bot.commands.grammar import USAGE, parse
+from bot.commands.parsed import Rejected
 from tests.chat import WireChat, sqlite_store
 
 WORDS = [

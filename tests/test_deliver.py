@@ -13,17 +13,13 @@ import time_machine
 from pydantic import ValidationError
 from sqlalchemy import update
 
+from bot.delivery.attempts import backoff
+from bot.delivery.followups import refresh_item, send_reminders
+from bot.delivery.listing import describe, list_deliveries
 from bot.delivery.parts import ActionItemPart, Part, ReminderPart, parts_of
-from bot.delivery.worker import (
-    Worker,
-    backoff,
-    describe,
-    list_deliveries,
-    refresh_item,
-    send_reminders,
-)
+from bot.delivery.worker import Worker
 from bot.errors import PermanentError, RetryableError
-from bot.settings import DeliverySettings
+from bot.settings_sections import DeliverySettings
 from bot.store import Store, utcnow
 from bot.store.tables import StoryRow
 from tests.conftest import build_story

@@ -25,15 +25,8 @@ from bot.delivery.parts import (
     reminder_part,
 )
 from bot.discord.escape import allowed_mentions, allowed_mentions_json, escape_text
-from bot.discord.render import (
-    ack_custom_id,
-    action_rows,
-    edit_payload,
-    render,
-    split_text,
-    thread_name,
-    units,
-)
+from bot.discord.limits import split_text, units
+from bot.discord.render import ack_custom_id, action_rows, edit_payload, render, thread_name
 from bot.discord.views import AckView, edit_arguments, parse_ack_custom_id
 from digest.compose import compose
 from digest.model import ActionItem, Reference, Section, Sentence, Story

@@ -13,7 +13,7 @@ from bot.discord.frontend import (
     permission_label,
     reply_chunks,
 )
-from bot.discord.render import CONTENT_MAX, EMBEDS_TOTAL_MAX, embed_chars
+from bot.discord.limits import CONTENT_MAX, EMBEDS_TOTAL_MAX, embed_chars
 from bot.discord.views import parse_ack_custom_id
 from bot.errors import SettingsError
 

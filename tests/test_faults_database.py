@@ -20,7 +20,8 @@ from bot.app.resilience import keep_delivering, start_when_database_answers
 from bot.app.service import Service
 from bot.chat.adapters import Health
 from bot.delivery.parts import parts_of
-from bot.settings import HttpSettings, Settings, SubscriptionSeed, load_settings
+from bot.settings import Settings, load_settings
+from bot.settings_sections import HttpSettings, SubscriptionSeed
 from bot.store import upgrade_database
 from digest.config import load_config
 from tests.chat import ChatPlatform, Posted

@@ -22,12 +22,14 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot import metrics
 from bot.acks.escalate import acknowledge
+from bot.delivery.attempts import Summary
+from bot.delivery.followups import send_reminders
 from bot.delivery.pacing import Pacer
 from bot.delivery.parts import parts_of
-from bot.delivery.worker import Summary, Worker, send_reminders
+from bot.delivery.worker import Worker
 from bot.discord.platform import DiscordPlatform, discord_pacer
 from bot.errors import RetryableError
-from bot.settings import DeliverySettings
+from bot.settings_sections import DeliverySettings
 from bot.slack.platform import SlackPlatform, slack_client
 from bot.store import Store
 from bot.web import MetricsSite

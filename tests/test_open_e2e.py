@@ -12,7 +12,7 @@ import pytest
 
 from bot.delivery.parts import parts_of
 from bot.discord.render import render
-from bot.settings import GitHubSettings
+from bot.settings_sections import GitHubSettings
 from tests.fakes.discord_gateway import MANAGE_CHANNELS, member, slash
 from tests.fakes.github import FakeGitHub
 from tests.fakes.slack_server import FakeSlack

@@ -17,7 +17,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from pydantic import SecretStr
 
-from bot.settings import WebSettings
+from bot.settings_sections import WebSettings
 from bot.store import Store
 from bot.web.site import ArchiveSite
 from digest.errors import SourceError

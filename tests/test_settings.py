@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.config_errors import parse_duration
 from bot.errors import SettingsError
-from bot.settings import load_settings, parse_duration
+from bot.settings import load_settings
 from digest.config import load_config
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config" / "wire.example.toml"

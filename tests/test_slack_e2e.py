@@ -16,7 +16,7 @@ import pytest
 import time_machine
 
 from bot.delivery.parts import parts_of
-from bot.slack.render import ACK_ACTION_ID
+from bot.slack.limits import ACK_ACTION_ID
 from bot.store import utcnow
 from tests.fakes.slack_server import FakeSlack, Message, block_texts
 from tests.slack_requests import (

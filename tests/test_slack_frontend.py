@@ -25,7 +25,7 @@ from bot.slack.frontend import (
     is_ack_reaction,
     reply_payloads,
 )
-from bot.slack.render import MAX_BLOCKS
+from bot.slack.limits import MAX_BLOCKS
 from digest.compose import compose
 from tests.digest_data import SHOWCASE_WINDOW, example_config, executorch, window
 from tests.fakes.slack_server import FakeSlack, block_texts

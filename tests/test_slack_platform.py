@@ -16,8 +16,9 @@ from bot.delivery.pacing import Pacer
 from bot.delivery.parts import AckMark, ActionItemPart, item_part, parts_of
 from bot.delivery.platform import Platform
 from bot.errors import PermanentError, RetryableError
+from bot.slack.limits import ACK_ACTION_ID
 from bot.slack.platform import EVENT_TYPE, SlackPlatform
-from bot.slack.render import ACK_ACTION_ID, render
+from bot.slack.render import render
 from digest.compose import compose
 from digest.model import Reference, Story
 from tests.digest_data import (

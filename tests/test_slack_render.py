@@ -20,14 +20,8 @@ from bot.slack.escape import (
     unescape_mrkdwn,
     user_group_mention,
 )
-from bot.slack.render import (
-    ACK_ACTION_ID,
-    HEADER_CHARS,
-    MAX_BLOCKS,
-    SECTION_CHARS,
-    SlackMessage,
-    render,
-)
+from bot.slack.limits import ACK_ACTION_ID, HEADER_CHARS, MAX_BLOCKS, SECTION_CHARS, SlackMessage
+from bot.slack.render import render
 from digest.compose import compose
 from digest.model import CITATION, ActionItem, Reference, Section, Sentence, Story
 from tests.conftest import WINDOW

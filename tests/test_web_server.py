@@ -27,7 +27,8 @@ from bot.app.service import Service
 from bot.chat.adapters import Hub
 from bot.commands.handlers import Commands
 from bot.realtime.receiver import WebhookReceiver
-from bot.settings import HttpSettings, load_settings
+from bot.settings import load_settings
+from bot.settings_sections import HttpSettings
 from bot.store import Store
 from bot.store.engine import UnreachableError
 from bot.web.site import CONTENT_SECURITY_POLICY

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.app.web_server import serve, web_application
 from bot.chat.adapters import Adapter, Hub, health_routes
 from bot.schedule.leader import LOCK_KEY, Leadership
-from bot.settings import HttpSettings
+from bot.settings_sections import HttpSettings
 
 log = logging.getLogger("wire.frontends")
 

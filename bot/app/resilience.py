@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.app.web_server import ListenError, serve, web_application
 from bot.chat.adapters import Health, health_routes
 from bot.delivery.worker import Worker
-from bot.settings import HttpSettings
+from bot.settings_sections import HttpSettings
 from bot.store.engine import UnreachableError
 from digest.errors import WireError
 

@@ -40,7 +40,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from bot.settings import HttpSettings
+from bot.settings_sections import HttpSettings
 from digest.errors import WireError
 
 log = logging.getLogger("wire.http")

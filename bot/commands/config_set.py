@@ -13,6 +13,7 @@ The operator's own seeding (a `Context` with `operator=True`) is not refused.
 from __future__ import annotations
 
 from bot.commands import grammar as g
+from bot.commands import parsed
 from bot.commands.replies import Context, Reply, rejected
 from bot.commands.targets import Names
 from bot.settings import Settings
@@ -32,7 +33,7 @@ def set_in_config(settings: Settings, names: Names, ctx: Context) -> dict[Target
         ):
             continue
         command = g.parse(seed.command())
-        if not isinstance(command, g.Subscribe):
+        if not isinstance(command, parsed.Subscribe):
             continue
         excludes = names.excludes(command.excludes)
         for target in command.targets:

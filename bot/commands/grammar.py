@@ -20,7 +20,7 @@ from datetime import timedelta
 from functools import cache
 from zoneinfo import available_timezones
 
-from bot.commands.parsed import (  # re-exported: callers import them from the grammar
+from bot.commands.parsed import (
     Ack,
     Bulletins,
     Command,

@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.acks.escalate import acknowledge
 from bot.commands import grammar as g
-from bot.commands import kinds, open_replies
+from bot.commands import kinds, open_replies, parsed
 from bot.commands.config_set import kept, set_in_config
 from bot.commands.listing import list_reply
 from bot.commands.open_door import LookUp, OpenDoor, with_open
@@ -41,10 +41,10 @@ from digest.errors import WireError
 log = logging.getLogger(__name__)
 
 
-_VERBS = {g.Unsubscribe: "unsubscribe", g.Topics: "topics", g.Preview: "preview"}
+_VERBS = {parsed.Unsubscribe: "unsubscribe", parsed.Topics: "topics", parsed.Preview: "preview"}
 
 
-def _verb(command: g.Command) -> str:
+def _verb(command: parsed.Command) -> str:
     """The command whose usage line a refused name carries (subscribe by default)."""
     return _VERBS.get(type(command), "subscribe")
 
@@ -86,33 +86,33 @@ class Commands:
         except WireError as error:  # a source or GitHub failed: the command itself was right
             return rejected(str(error).rstrip("."), None)
 
-    async def _dispatch(self, command: g.Command, ctx: Context) -> Reply:
+    async def _dispatch(self, command: parsed.Command, ctx: Context) -> Reply:
         match command:
-            case g.Rejected():
+            case parsed.Rejected():
                 return rejected(command.problem, command.usage, command.suggestions)
-            case g.Subscribe() | g.Unsubscribe() if misspelt := kinds.misspelt_kind(
+            case parsed.Subscribe() | parsed.Unsubscribe() if misspelt := kinds.misspelt_kind(
                 command, self.config
             ):
                 return misspelt
-            case g.Help():
+            case parsed.Help():
                 return Reply(text=help_text(command.command))
-            case g.Subscribe():
+            case parsed.Subscribe():
                 return await self.subscribe(command, ctx)
-            case g.Unsubscribe():
+            case parsed.Unsubscribe():
                 return await self.unsubscribe(command, ctx)
-            case g.ListSubscriptions():
+            case parsed.ListSubscriptions():
                 return await self.list(ctx)
-            case g.Topics():
+            case parsed.Topics():
                 return self.topics(command)
-            case g.Preview():
+            case parsed.Preview():
                 return await self.preview(command, ctx)
-            case g.Schedule():
+            case parsed.Schedule():
                 return await self.schedule(command, ctx)
-            case g.Mute():
+            case parsed.Mute():
                 return await self.mute(command, ctx)
-            case g.Bulletins():
+            case parsed.Bulletins():
                 return await self.bulletins(command, ctx)
-            case g.Ack():
+            case parsed.Ack():
                 return await self.ack(command, ctx)
         return rejected("that command is not understood", g.USAGE["help"])
 
@@ -122,7 +122,7 @@ class Commands:
         return {"platform": ctx.platform, "workspace": ctx.workspace, "channel": ctx.channel}
 
     async def _admitted(
-        self, target: g.Target, ctx: Context, admitted: list[OpenProject]
+        self, target: parsed.Target, ctx: Context, admitted: list[OpenProject]
     ) -> tuple[Any, Any]:
         """(repo, topic) of a target, or the Reply that refuses it, admitting a repository
         nobody configured (appended to `admitted`, not stored yet); with (the open project,
@@ -137,7 +137,7 @@ class Commands:
         stored = await self.store.open_projects.list()
         known = {p.key: p for p in [*stored, *admitted]}  # a stored one may be admitted again
         self.names = Names(with_open(self.config, list(known.values())))
-        resolved = self.names.resolve(g.Target(project=found.repo, topic=target.topic))
+        resolved = self.names.resolve(parsed.Target(project=found.repo, topic=target.topic))
         opened = (found, target.project) if isinstance(found, OpenProject) else None
         return resolved, opened
 
@@ -150,7 +150,7 @@ class Commands:
             moved_from=typed if typed.lower() != project.repo.lower() else "",
         )
 
-    async def subscribe(self, command: g.Subscribe, ctx: Context) -> Reply:
+    async def subscribe(self, command: parsed.Subscribe, ctx: Context) -> Reply:
         """Subscribe the channel to each target, all of them or none; twice is a no-op
         that says so."""
         projects: list[OpenProject] = []
@@ -205,7 +205,7 @@ class Commands:
                 lines.append(f"Already subscribed to {name}: nothing changed.")
         return Reply(text="\n".join(lines), visibility="channel")
 
-    async def unsubscribe(self, command: g.Unsubscribe, ctx: Context) -> Reply:
+    async def unsubscribe(self, command: parsed.Unsubscribe, ctx: Context) -> Reply:
         """Remove the named subscriptions, or all of the channel's."""
         configured = {} if ctx.operator else set_in_config(self.settings, self.names, ctx)
         if command.everything:
@@ -248,7 +248,7 @@ class Commands:
         """The channel's subscriptions, who made them, its schedule and its last delivery."""
         return await list_reply(self.store, self.names, self.settings, ctx)
 
-    def topics(self, command: g.Topics) -> Reply:
+    def topics(self, command: parsed.Topics) -> Reply:
         """The topics of one project, or of every project."""
         if command.project is not None:
             found = self.names.project(command.project)
@@ -266,11 +266,11 @@ class Commands:
         ]
         return Reply(text="\n".join(lines or ["No projects are configured."]))
 
-    async def preview(self, command: g.Preview, ctx: Context) -> Reply:
+    async def preview(self, command: parsed.Preview, ctx: Context) -> Reply:
         """The story the next run would post here (to the asker only)."""
         return await self.previews(command, ctx, self.names)
 
-    async def schedule(self, command: g.Schedule, ctx: Context) -> Reply:
+    async def schedule(self, command: parsed.Schedule, ctx: Context) -> Reply:
         """Set (or switch off) when this channel gets its digest."""
         if command.cron is None:
             await self.store.channels.update(**self._where(ctx), schedule="off")
@@ -283,7 +283,7 @@ class Commands:
             visibility="channel",
         )
 
-    async def mute(self, command: g.Mute, ctx: Context) -> Reply:
+    async def mute(self, command: parsed.Mute, ctx: Context) -> Reply:
         """Hold digests back for a while; the next digest after it covers the muted time."""
         if command.duration is None:
             await self.store.channels.update(**self._where(ctx), muted_until=None)
@@ -295,7 +295,7 @@ class Commands:
             visibility="channel",
         )
 
-    async def bulletins(self, command: g.Bulletins, ctx: Context) -> Reply:
+    async def bulletins(self, command: parsed.Bulletins, ctx: Context) -> Reply:
         """Switch bulletins ([immediate] items as they land) on or off for this channel."""
         changed = await self.store.bulletins.set_enabled(
             **self._where(ctx), enabled=command.enabled
@@ -309,7 +309,7 @@ class Commands:
         already = "" if changed else " (they already were)"
         return Reply(text=f"Bulletins are {state}{already}: {what}.", visibility="channel")
 
-    async def ack(self, command: g.Ack, ctx: Context) -> Reply:
+    async def ack(self, command: parsed.Ack, ctx: Context) -> Reply:
         """Acknowledge an action item posted in this channel."""
         outcome = await acknowledge(
             self.store,

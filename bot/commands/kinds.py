@@ -13,6 +13,7 @@ from __future__ import annotations
 from difflib import get_close_matches
 
 from bot.commands import grammar as g
+from bot.commands import parsed
 from bot.commands.replies import Reply, rejected
 from bot.store import Subscribed, Subscription
 from digest.config import WireConfig
@@ -26,12 +27,12 @@ GETS = {
 }
 
 
-def misspelt_kind(command: g.Command, config: WireConfig) -> Reply | None:
+def misspelt_kind(command: parsed.Command, config: WireConfig) -> Reply | None:
     """The reply to a (un)subscribe command that names `relases` or `securty`: a word that
     is no configured project and close to a kind's word."""
-    if not isinstance(command, g.Subscribe | g.Unsubscribe):
+    if not isinstance(command, parsed.Subscribe | parsed.Unsubscribe):
         return None
-    verb = "subscribe" if isinstance(command, g.Subscribe) else "unsubscribe"
+    verb = "subscribe" if isinstance(command, parsed.Subscribe) else "unsubscribe"
     for target in command.targets:
         token = target.project
         if token is None or "/" in token or config.resolve_repo(token) is not None:

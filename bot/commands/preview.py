@@ -9,8 +9,7 @@ Before anything of a repository added from chat is told, GitHub is asked again
 from __future__ import annotations
 
 from bot.acks.escalate import with_unacknowledged
-from bot.commands import grammar as g
-from bot.commands import open_replies
+from bot.commands import open_replies, parsed
 from bot.commands.open_door import OpenDoor
 from bot.commands.replies import Context, Reply
 from bot.commands.targets import Names
@@ -38,7 +37,7 @@ class Previews:
         self.source_for = source_for
         self.door = door
 
-    async def __call__(self, command: g.Preview, ctx: Context, names: Names) -> Reply:
+    async def __call__(self, command: parsed.Preview, ctx: Context, names: Names) -> Reply:
         """The story the next run would post in `ctx`'s channel, or why there is none;
         `names` resolve what was typed."""
         where = {"platform": ctx.platform, "workspace": ctx.workspace, "channel": ctx.channel}
@@ -93,7 +92,7 @@ class Previews:
         text = f"Preview ({window.label(zone)}): {story.headline}"
         return Reply(text=text, story=story, zone=zone)
 
-    async def _still_public(self, repo: str | None, target: g.Target) -> Reply | None:
+    async def _still_public(self, repo: str | None, target: parsed.Target) -> Reply | None:
         """None when `repo` may be told of now (configured, or public on GitHub just now);
         else the refusal, as for a repository that never existed."""
         if repo is None or self.config.is_configured(repo):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from difflib import get_close_matches
 
 from bot.commands import grammar as g
+from bot.commands import parsed
 from bot.commands.replies import Reply, unknown_project, unknown_topic
 from digest.config import Project, WireConfig, topic_key
 
@@ -59,7 +60,7 @@ class Names:
             usage=self.usage,
         )
 
-    def resolve(self, target: g.Target) -> Resolved | Reply:
+    def resolve(self, target: parsed.Target) -> Resolved | Reply:
         """(repo, topic) of a target, or the reply that rejects it."""
         project = None
         if target.project is not None:

@@ -38,15 +38,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot import logs, metrics
-
-# Kept importable from here, where they lived before the listing and follow-ups moved out.
 from bot.delivery.attempts import Summary, backoff, default_worker_id, part_key
-from bot.delivery.followups import refresh_item, send_reminders  # noqa: F401
-from bot.delivery.listing import describe, list_deliveries  # noqa: F401
 from bot.delivery.parts import item_id_of, parts_of
 from bot.delivery.platform import Platform, Resumable
 from bot.errors import LeaseLostError, PermanentError, RetryableError
-from bot.settings import DeliverySettings
+from bot.settings_sections import DeliverySettings
 from bot.store import Claim, PostedPart, Store, check_failure, utcnow
 from digest.model import Story
 

@@ -41,15 +41,11 @@ from bot.commands.replies import Context, Reply
 from bot.delivery.parts import parts_of
 from bot.discord.commands import WireGroup
 from bot.discord.escape import allowed_mentions, escape_text
-from bot.discord.render import (
-    CONTENT_MAX,
-    pack_embeds,
-    render,
-    split_text,
-)
+from bot.discord.limits import CONTENT_MAX, pack_embeds, split_text
+from bot.discord.render import render
 from bot.discord.views import TEMPLATE, AckAnswer, AckButton, Acked
 from bot.errors import SettingsError
-from bot.settings import DiscordSettings
+from bot.settings_sections import DiscordSettings
 
 if TYPE_CHECKING:
     from bot.chat.adapters import Hub

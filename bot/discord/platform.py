@@ -52,7 +52,8 @@ from bot import metrics
 from bot.delivery.pacing import Pacer
 from bot.delivery.parts import ParentPart, Part
 from bot.delivery.platform import RecentKeys
-from bot.discord.render import Payload, edit_payload, render, thread_name
+from bot.discord.limits import Payload
+from bot.discord.render import edit_payload, render, thread_name
 from bot.errors import PermanentError, PlatformError, RetryableError, retry_after_header
 
 log = logging.getLogger(__name__)

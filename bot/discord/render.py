@@ -34,46 +34,13 @@ from bot.delivery.parts import (
 from bot.delivery.platform import clean
 from bot.discord.escape import escape_text
 from bot.discord.limits import (
-    CONTENT_MAX,
-    DESCRIPTION_MAX,
-    EMBEDS_MAX,
-    EMBEDS_TOTAL_MAX,
-    FOOTER_MAX,
     TITLE_MAX,
     Payload,
-    embed_chars,
     embeds_of,
-    pack_embeds,
     payloads,
-    split_text,
     units,
 )
-from digest.model import ActionItem, Reference
-from digest.reading.text import CITATION, cited_numbers
-
-__all__ = [  # what callers import from here; the limits and splitting are bot.discord.limits
-    "ACK_LABEL",
-    "ACK_PREFIX",
-    "CONTENT_MAX",
-    "CUSTOM_ID_MAX",
-    "DESCRIPTION_MAX",
-    "EMBEDS_MAX",
-    "EMBEDS_TOTAL_MAX",
-    "FOOTER_MAX",
-    "TITLE_MAX",
-    "Payload",
-    "ack_components",
-    "ack_custom_id",
-    "action_rows",
-    "edit_payload",
-    "embed_chars",
-    "pack_embeds",
-    "render",
-    "safe_url",
-    "split_text",
-    "thread_name",
-    "units",
-]
+from digest.model import CITATION, ActionItem, Reference, cited_numbers
 
 BUTTONS_PER_ROW = 5
 ROWS_MAX = 5

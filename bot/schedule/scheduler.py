@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.acks.escalate import remind, with_unacknowledged
+from bot.delivery.attempts import Summary
 from bot.delivery.platform import Platform
-from bot.delivery.worker import Summary, Worker
+from bot.delivery.worker import Worker
 from bot.schedule.crontab import last_fire, trigger_for
 from bot.schedule.newsroom import (
     Filter,

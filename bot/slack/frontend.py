@@ -32,15 +32,8 @@ from bot.chat.adapters import Hub
 from bot.commands.replies import Context, Reply
 from bot.delivery.parts import parts_of
 from bot.delivery.platform import RecentKeys
-from bot.slack.render import (
-    ACK_ACTION_ID,
-    MAX_BLOCKS,
-    Block,
-    context,
-    notification_text,
-    render,
-    text_sections,
-)
+from bot.slack.limits import ACK_ACTION_ID, MAX_BLOCKS, Block, context
+from bot.slack.render import notification_text, render, text_sections
 
 log = logging.getLogger("wire.slack")
 

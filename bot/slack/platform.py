@@ -50,7 +50,8 @@ from bot.delivery.pacing import Pacer
 from bot.delivery.parts import Part
 from bot.delivery.platform import RecentKeys
 from bot.errors import PermanentError, PlatformError, RetryableError, retry_after_header
-from bot.slack.render import SlackMessage, render
+from bot.slack.limits import SlackMessage
+from bot.slack.render import render
 
 log = logging.getLogger(__name__)
 

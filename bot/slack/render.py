@@ -38,10 +38,7 @@ from bot.slack.escape import (
     user_group_mention,
 )
 from bot.slack.limits import (
-    ACK_ACTION_ID,
     ELLIPSIS,
-    HEADER_CHARS,
-    MAX_BLOCKS,
     SECTION_CHARS,
     Block,
     SlackMessage,
@@ -58,19 +55,6 @@ from bot.slack.limits import (
     split_header,
 )
 from digest.model import CITATION, ActionItem, Reference, cited_numbers
-
-__all__ = [  # what callers import from here; the building blocks live in bot.slack.limits
-    "ACK_ACTION_ID",
-    "HEADER_CHARS",
-    "MAX_BLOCKS",
-    "SECTION_CHARS",
-    "Block",
-    "SlackMessage",
-    "context",
-    "notification_text",
-    "render",
-    "text_sections",
-]
 
 
 def _cite_links(references: Sequence[Reference]):

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from aiohttp import web
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from bot.settings import WebSettings
+from bot.settings_sections import WebSettings
 from bot.store import ArchivePage, Store
 from bot.web.access import Access
 from bot.web.views import link_card, story_view, summary_view
