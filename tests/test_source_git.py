@@ -14,7 +14,7 @@ import pytest
 from digest.errors import SourceError
 from digest.model import Activity, FileChange, Window
 from digest.sources import open_source
-from digest.sources.git import GitSource, _slices, reader_count
+from digest.sources.git import GitSource, contiguous_slices, reader_count
 
 PDT = timezone(timedelta(hours=-7))
 WINDOW = Window(since=datetime(2026, 5, 25, tzinfo=UTC), until=datetime(2026, 5, 26, tzinfo=UTC))
@@ -349,11 +349,11 @@ def test_a_long_window_gets_one_git_log_per_core(
 def test_slices_are_contiguous_nearly_equal_and_cover_every_commit() -> None:
     shas = [f"{n:040x}" for n in range(11)]
 
-    parts = _slices(shas, 3)
+    parts = contiguous_slices(shas, 3)
 
     assert [len(p) for p in parts] == [3, 4, 4]
     assert [sha for part in parts for sha in part] == shas
-    assert _slices([], 3) == []
+    assert contiguous_slices([], 3) == []
 
 
 def bare_origin_with_history(tmp_path: Path) -> tuple[Path, list[str]]:

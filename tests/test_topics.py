@@ -270,7 +270,7 @@ def test_an_undone_title_gives_its_prefix_as_a_topic_and_loses_it() -> None:
 
 def test_compiled_globs_match_as_the_rules_do() -> None:
     from digest.config import TopicRule
-    from digest.reading.topics import _glob_topics
+    from digest.reading.topics import glob_topics
 
     rules = (
         TopicRule(name="Arm", paths=("backends/arm/**", "examples/arm/**")),
@@ -285,4 +285,4 @@ def test_compiled_globs_match_as_the_rules_do() -> None:
     ]  # fmt: skip
     for path in paths:
         expected = tuple(r.name for r in rules if r.matches_path(path))
-        assert _glob_topics(rules, path) == expected, path
+        assert glob_topics(rules, path) == expected, path

@@ -14,9 +14,16 @@ from __future__ import annotations
 
 import re
 
-from digest.compose.body import MAX_CITATIONS, _reads_well
+from digest.compose.body import MAX_CITATIONS, reads_well
 from digest.compose.citations import cite
-from digest.compose.phrases import _is_backend, _name, _predicate, _quoted_title, place, topic_of
+from digest.compose.phrases import (
+    event_predicate,
+    is_backend_area,
+    place,
+    project_name,
+    quoted_title,
+    topic_of,
+)
 from digest.compose.release import versions
 from digest.config import WireConfig, topic_key
 from digest.english.clauses import nominalize
@@ -45,7 +52,7 @@ def ci_gate_item(units: list[Unit], *, name: str) -> str:
     event = units[0].lead
     return (
         f"Check what now blocks merges in {name}: the change "
-        f"{_predicate(event, max_words=10)} {_cite_each(units)}"
+        f"{event_predicate(event, max_words=10)} {_cite_each(units)}"
     )
 
 
@@ -81,7 +88,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
         if latest
         else f"Check that you run {name} with {these}"
     )
-    lead = _predicate(units[0].lead, max_words=10)
+    lead = event_predicate(units[0].lead, max_words=10)
     what = (
         f"it ships a security fix that {lead}"
         if count == 1
@@ -97,10 +104,10 @@ def breaking_item(units: list[Unit], *, name: str) -> str:
     Python 3.9 [1]"; a backend's breaking change names the backend."""
     event = units[0].lead
     topic = topic_of(event)
-    where = f"{name}'s {topic} backend" if topic and _is_backend(event, topic) else name
+    where = f"{name}'s {topic} backend" if topic and is_backend_area(event, topic) else name
     return (
         f"Check your use of {where} before upgrading: a breaking change "
-        f"{_predicate(event, max_words=10)} {_cite_each(units)}"
+        f"{event_predicate(event, max_words=10)} {_cite_each(units)}"
     )
 
 
@@ -111,7 +118,7 @@ def _undone(unit: Unit) -> str:
         nominal = nominalize(clean_fragment(event.obj))
         if nominal:
             return nominal
-    return _quoted_title(event, max_words=8)
+    return quoted_title(event, max_words=8)
 
 
 # Openings of a story's [monitor] items, in turn, so no two read alike.
@@ -154,7 +161,7 @@ def deprecation_item(unit: Unit, *, name: str) -> str:
     event = unit.lead
     return (
         f"Plan to move off what {place(event, name)} deprecates: the change "
-        f"{_predicate(event, max_words=10)} {cite(event.activity)}"
+        f"{event_predicate(event, max_words=10)} {cite(event.activity)}"
     )
 
 
@@ -207,11 +214,11 @@ def capability_item(unit: Unit, *, name: str) -> str:
         lead = f"Try it in {where}" if stutter else f"Try {thing} in {where}"
     else:
         lead = f"Plan to use it if you build on {where}"
-    item = f"{lead}: the change {_predicate(event, max_words=10)}"
+    item = f"{lead}: the change {event_predicate(event, max_words=10)}"
     said = quotation(event.body, event.activity.title, max_words=_QUOTED_WORDS)
     quoted = f"{item}; its description says “{said}”" if said and not said.endswith("…") else ""
     names = (name, event.project.name)
-    if quoted and _reads_well(quoted, event.activity.title, names):
+    if quoted and reads_well(quoted, event.activity.title, names):
         item = quoted
     return f"{item} {cite(event.activity)}"
 
@@ -273,7 +280,7 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
     most urgent first, a handful at most besides the [immediate] ones (`_chosen`)."""
     items: list[Action] = []
     for kind, pick, units in _chosen(picks):
-        name = _name(config, pick.repo)
+        name = project_name(config, pick.repo)
         unit = units[0]
         if kind == "security":
             text = security_item(units, pick, name=name)

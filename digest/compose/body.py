@@ -18,7 +18,7 @@ from functools import lru_cache
 from digest.check.proofread import proofread_sentences
 from digest.check.proofread_rules import CONNECTIVES
 from digest.compose.citations import MARKER, cite
-from digest.compose.phrases import _area, _is_backend, _predicate, _quoted_title
+from digest.compose.phrases import area_of, event_predicate, is_backend_area, quoted_title
 from digest.compose.release import cited_releases, release_predicate
 from digest.compose.slots import unit_slots
 from digest.config import topic_key
@@ -51,7 +51,7 @@ _ELSEWHERE = (
 )
 _BEYOND = ("Beyond these, {s} {p}", "Besides these, {s} {p}", "Other than these, {s} {p}")
 _NEXT_PROJECT = "Meanwhile, {s} {p}"
-_PLAIN = "{s} {p}"
+PLAIN_OPENING = "{s} {p}"
 _CONNECTIVE = re.compile(r"\b(" + "|".join(CONNECTIVES) + r")\b", re.I)
 OPENINGS = (*_SAME_KIND, *_OTHER_KIND, *_ELSEWHERE, *_BEYOND, _NEXT_PROJECT)
 
@@ -76,27 +76,27 @@ class Openings:
     def further(self, *, same_kind: bool = True) -> str:
         """An opening for another sentence about the same subject; after two, none."""
         if len(self.used & {*_SAME_KIND, *_OTHER_KIND}) >= 2:
-            return _PLAIN
+            return PLAIN_OPENING
         pool = _SAME_KIND if same_kind else _OTHER_KIND
-        return self._first_free(pool) or _PLAIN
+        return self._first_free(pool) or PLAIN_OPENING
 
     def elsewhere(self) -> str:
         """An opening for a sentence that moves to another part of the same project: one
         of `_ELSEWHERE` once a story, then the plain subject."""
         if self.used & set(_ELSEWHERE):
-            return _PLAIN
-        return self._first_free(_ELSEWHERE) or _PLAIN
+            return PLAIN_OPENING
+        return self._first_free(_ELSEWHERE) or PLAIN_OPENING
 
     def beyond(self) -> str:
         """An opening for what is counted after the named changes."""
-        return self._first_free(_BEYOND[self.seed % len(_BEYOND) :][:1]) or _PLAIN
+        return self._first_free(_BEYOND[self.seed % len(_BEYOND) :][:1]) or PLAIN_OPENING
 
     def next_project(self) -> str:
         """An opening for the first sentence about a project after the first one."""
         if _NEXT_PROJECT not in self.used:
             self.used.add(_NEXT_PROJECT)
             return _NEXT_PROJECT
-        return _PLAIN
+        return PLAIN_OPENING
 
     def take(self, opening: str) -> bool:
         """Use `opening` if it is still free."""
@@ -144,7 +144,8 @@ def _since_original(event_landed, original_landed) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _reads_well(sentence: str, title: str, names: tuple[str, ...]) -> bool:
+def reads_well(sentence: str, title: str, names: tuple[str, ...]) -> bool:
+    """True when the proofread finds no slip in `sentence`, told of the change titled `title`."""
     return not proofread_sentences([sentence], titles=[title], names=names)
 
 
@@ -162,7 +163,7 @@ def unit_sentence(
     with `quote`, what its description says of why, verbatim (`why.quotation`)."""
     event = unit.lead
     if event.relanded:
-        predicate = f"briefly backs out and relands {_quoted_title(event, max_words=12)}"
+        predicate = f"briefly backs out and relands {quoted_title(event, max_words=12)}"
         sentence = opening.format(s=name, p=predicate)
         return f"{sentence} {cite_capped(*unit.activities)}."
     if event.release is not None:
@@ -171,27 +172,27 @@ def unit_sentence(
         if unit.highlight is not None:
             fix = unit.highlight.kind == "fix" or unit.highlight.activity.title.startswith("fix")
             what = "a fix" if fix else "the change"
-            sentence += f", with {what} that {_predicate(unit.highlight, max_words=max_words)}"
+            sentence += f", with {what} that {event_predicate(unit.highlight, max_words=max_words)}"
             sentence += f" {cite(unit.highlight.activity)}"
         return f"{sentence}."
     if event.kind == "revert" and event.linked:
         original = event.linked[0]
         when = _since_original(event.activity.landed_at, original.landed_at)
-        predicate = f"{_predicate(event, max_words=12)} {when}"
+        predicate = f"{event_predicate(event, max_words=12)} {when}"
         return (
             opening.format(s=name, p=predicate) + f" {cite(original, event.activity)}."
         ).replace("  ", " ")
-    predicate = _predicate(event, max_words=max_words)
+    predicate = event_predicate(event, max_words=max_words)
     # No place for internal work: its folder (a test app, an example) is none a reader
     # follows; nor is a crate's or package's folder ("in polars-core", "in ruff_dev").
-    area = None if event.internal else _area(event)
+    area = None if event.internal else area_of(event)
     subject = name
     if area and _PACKAGE_NAME.fullmatch(area):
         # A crate's or package's name is the subject when it says more than the section
         # does ("polars-plan pushes down slices …"), else nothing.
         told = area in (unit.dominant_topic, known_topic) or event.product is not None
         subject, area = (name if told else area), None
-    if area and _is_backend(event, area):
+    if area and is_backend_area(event, area):
         subject, area = f"{name}'s {area} backend", None
     elif event.product is not None:
         # A change to a product that lives in the repository is the product's news: "ty
@@ -218,7 +219,7 @@ def unit_sentence(
         quoted = f"{sentence}; its description says “{said}”"
         # The quotation must read as well as our own words: no connective of ours twice,
         # no container folder or own name as a place.
-        if not _CONNECTIVE.search(said) and _reads_well(
+        if not _CONNECTIVE.search(said) and reads_well(
             quoted + ".", event.activity.title, (name, event.project.name)
         ):
             sentence = quoted
@@ -242,7 +243,7 @@ def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
     """What a unit's related changes do, after its own clause: ", and adds `LazyFrame.execute`
     [5]", its verb left out when it repeats the lead's ("adds X [4] and `Y` [5]"); a second
     related change is counted and cited with the first."""
-    first = _predicate(related[0], max_words=10)
+    first = event_predicate(related[0], max_words=10)
     verb = predicate.split(" ", 1)[0]
     same = first.split(" ", 1)[0] == verb and " " in first
     said = f" and {first.split(' ', 1)[1]}" if same else f", and {first}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from digest.compose.body import _PLAIN, MAX_CITATIONS, Openings
+from digest.compose.body import MAX_CITATIONS, PLAIN_OPENING, Openings
 from digest.compose.citations import cite
 from digest.compose.housekeeping import housekeeping_clause
 from digest.compose.phrases import topic_of
@@ -183,7 +183,7 @@ def summary_sentences(
             lead = [lead]
         text = f"{lead[0]}."
         for position, tail in enumerate(tails):
-            opening = openings.further(same_kind=False) if not position else _PLAIN
+            opening = openings.further(same_kind=False) if not position else PLAIN_OPENING
             text += " " + _opened(opening, "It", tail)
         opening = openings.beyond()
         sentences += _sentences(opening.format(s=name, p=text))

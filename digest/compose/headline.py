@@ -9,7 +9,7 @@ from __future__ import annotations
 from digest.budget import is_quiet, window_days
 from digest.compose.citations import Draft
 from digest.compose.counts import trivia_noun
-from digest.compose.phrases import _name, _predicate
+from digest.compose.phrases import event_predicate, project_name
 from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.english.case import headline_case
@@ -36,7 +36,7 @@ def write_headline(
         told = picks[:projects]
         for max_words in (7, 5, 4, 3):
             clauses = [
-                f"{_name(config, p.repo)} "
+                f"{project_name(config, p.repo)} "
                 + unit_predicate(p.lead, max_words=max_words, headline=True, articles=False)
                 for p in told
             ]
@@ -72,7 +72,7 @@ def period_words(window: Window) -> tuple[str, str]:
 def _lede_phrase(unit: Unit) -> str:
     if unit.lead.release is not None:
         return release_predicate(unit, past=True, brief=True)
-    return past_tense(_predicate(unit.lead, max_words=8, headline=True))
+    return past_tense(event_predicate(unit.lead, max_words=8, headline=True))
 
 
 def _joined_phrases(phrases: list[str]) -> str:
@@ -108,7 +108,7 @@ def write_lede(
     on = f" on {topic}" if topic else ""
     internal = all(tier(u.lead) == INTERNAL for p in picks for u in (*p.units, *p.extra))
     if is_quiet(landed) or internal:
-        names = join_words([_name(config, p.repo) for p in picks])
+        names = join_words([project_name(config, p.repo) for p in picks])
         lead = _lede_phrase(picks[0].lead)
         bumps = bump_count(e for p in picks for e in p.bumps)
         updates = "update" if bumps == 1 else "updates"
@@ -134,10 +134,12 @@ def write_lede(
     named = [first.lead]
     if len(picks) == 1 and len(first.units) > 1:
         named.append(first.units[1])
-    sentence = f"{_name(config, first.repo)} {_joined_phrases([_lede_phrase(u) for u in named])}"
+    sentence = (
+        f"{project_name(config, first.repo)} {_joined_phrases([_lede_phrase(u) for u in named])}"
+    )
     if len(picks) > 1:
         second = picks[1]
-        sentence += f", while {_name(config, second.repo)} {_lede_phrase(second.lead)}"
+        sentence += f", while {project_name(config, second.repo)} {_lede_phrase(second.lead)}"
     if topic:
         sentence = f"On {topic}, {sentence}"
     elif opening:
@@ -158,7 +160,7 @@ def draft_no_news(
     *, config: WireConfig, window: Window, repos: tuple[str, ...], topic: str | None
 ) -> Draft:
     """The explicit story of a window in which nothing landed."""
-    names = [_name(config, r) for r in repos] or ["the followed repositories"]
+    names = [project_name(config, r) for r in repos] or ["the followed repositories"]
     about = f" on {topic}" if topic else ""
     return Draft(
         headline=f"NO NEWS{about.upper()} FROM {join_words(names, 'OR').upper()}",

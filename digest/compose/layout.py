@@ -9,8 +9,8 @@ from __future__ import annotations
 import zlib
 
 from digest.compose.body import (
-    _PLAIN,
     MAX_CITATIONS,
+    PLAIN_OPENING,
     Openings,
     Paragraph,
     pack_phrases,
@@ -18,7 +18,7 @@ from digest.compose.body import (
     vary_subjects,
 )
 from digest.compose.counts import summary_sentences
-from digest.compose.phrases import _name, topic_of
+from digest.compose.phrases import project_name, topic_of
 from digest.compose.release import unit_phrase
 from digest.config import WireConfig
 from digest.select import ProjectPick, Unit
@@ -59,13 +59,13 @@ def write_day_body(
     openings = Openings(seed=story_seed(picks))
     sentences: list[str] = []
     for index, pick in enumerate(picks):
-        name = _name(config, pick.repo)
+        name = project_name(config, pick.repo)
         units = list(pick.units)
         major = units[: 2 if detail <= 1 else len(units)]
         start = len(sentences)
         for position, unit in enumerate(major):
             if not position:
-                opening = openings.next_project() if index else _PLAIN
+                opening = openings.next_project() if index else PLAIN_OPENING
             elif topic_of(unit.lead) != topic_of(major[position - 1].lead):
                 opening = openings.elsewhere()
             else:
@@ -136,7 +136,7 @@ def write_sections(
     paragraphs = []
     if len(picks) > 1:
         for pick in picks:
-            name = _name(config, pick.repo)
+            name = project_name(config, pick.repo)
             sentences = _section(list(pick.units), name=name, openings=openings, detail=detail)
             sentences += summary_sentences(
                 pick,
@@ -151,7 +151,7 @@ def write_sections(
             )
         return paragraphs
     pick = picks[0]
-    name = _name(config, pick.repo)
+    name = project_name(config, pick.repo)
     pack = detail < 3 or len(pick.units) > SMALL_STORY_UNITS
     first = [
         u for u in pick.units if u.lead.release is not None or u.lead.security or u.lead.breaking
@@ -213,7 +213,7 @@ def _section(
             name=name,
             opening=openings.further(same_kind=_same_kind(unit, units[position - 1]))
             if position
-            else _PLAIN,
+            else PLAIN_OPENING,
             related=detail >= 2,
             max_words=words,
             known_topic=known,

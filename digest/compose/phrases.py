@@ -1,6 +1,6 @@
 """Phrases about one event: its name, object, verb phrase and where it happened.
 
-`_predicate` turns an event into the verb phrase of a sentence ("backs out XNNPACK
+`event_predicate` turns an event into the verb phrase of a sentence ("backs out XNNPACK
 serialization"); the writers of the headline, lede, body and action items build on it.
 """
 
@@ -16,7 +16,8 @@ from digest.reading.event import Event
 from digest.untrusted import clean_fragment
 
 
-def _name(config: WireConfig, repo: str) -> str:
+def project_name(config: WireConfig, repo: str) -> str:
+    """The name a story calls the project of `repo` by (its canonical name in the config)."""
     return config.project(repo).name
 
 
@@ -46,7 +47,7 @@ def _without_own_name(text: str, event: Event) -> str:
     return text[: match.start()] if own else text
 
 
-def _quoted_title(event: Event, *, max_words: int) -> str:
+def quoted_title(event: Event, *, max_words: int) -> str:
     """The title in quotation marks; a quotation cut short ends in an ellipsis inside the
     marks, so it never reads as the whole title ("“Add grammar fields to X for…”")."""
     whole = clean_fragment(event.obj)  # verbatim: a quotation keeps the project's name
@@ -55,31 +56,31 @@ def _quoted_title(event: Event, *, max_words: int) -> str:
     return f"“{quoted}…”" if cut else f"“{quoted}”"
 
 
-def _predicate(
+def event_predicate(
     event: Event, *, max_words: int, headline: bool = False, articles: bool = True
 ) -> str:
     """The verb phrase for an event, with reverts named by a noun phrase when the table allows.
     `articles` puts back the article a title leaves out ("adds a topk fallback kernel"); the
     headline passes False to keep the title's telegraphic style."""
     if event.relanded:
-        return f"briefly backs out and relands {_quoted_title(event, max_words=max_words)}"
+        return f"briefly backs out and relands {quoted_title(event, max_words=max_words)}"
     if event.kind == "revert":
         nominal = nominalize(clean_fragment(event.obj))
         if nominal and headline:
             return f"backs out {nominal}"
         if nominal:
-            return f"backs out {nominal}, undoing {_quoted_title(event, max_words=max_words)}"
-        return f"backs out {_quoted_title(event, max_words=max_words)}"
+            return f"backs out {nominal}, undoing {quoted_title(event, max_words=max_words)}"
+        return f"backs out {quoted_title(event, max_words=max_words)}"
     obj = _object(event, max_words=max_words)
     if event.kind == "reland" and split_verb(obj)[0] is not None:
-        return f"relands {_quoted_title(event, max_words=max_words)}"
+        return f"relands {quoted_title(event, max_words=max_words)}"
     # A noun-phrase title of a fix says what was fixed ("Out-of-bounds read in X").
     kind = event.title_kind or ("fix" if event.kind == "fix" else None)
     predicate = clause(obj, verb=event.verb, kind=kind)
     return with_article(predicate) if articles else predicate
 
 
-def _area(event: Event) -> str | None:
+def area_of(event: Event) -> str | None:
     """The topic to name as context: the change's main topic (`topic_of`), unless the
     sentence already mentions it. Never a later topic, which the change only touches in
     passing ("pin centralization in Moshi" for one install script among ten CI files), nor
@@ -94,7 +95,7 @@ def _area(event: Event) -> str | None:
     return topic
 
 
-def _is_backend(event: Event, area: str) -> bool:
+def is_backend_area(event: Event, area: str) -> bool:
     """True when the change touches `<backend folder>/<area>/` (the project's
     `backend_folders`, by default `backends/`), so "ExecuTorch's Arm backend" is right."""
     key = topic_key(area)
@@ -132,9 +133,9 @@ def place(event: Event, name: str) -> str:
     topic = topic_of(event)
     if topic is None or _only_internal(topic, event):
         return name  # "Moshi" of `examples/models/moshi/`: no place a reader follows
-    if _is_backend(event, topic):
+    if is_backend_area(event, topic):
         return f"{name}'s {topic} backend"
-    if _area(event) is None:
+    if area_of(event) is None:
         return name  # the object names the topic already ("… support for Gemma 4 31B")
     if topic.lower().startswith((f"{name.lower()}-", f"{name.lower()}_")):
         return topic  # "polars-stream", not "polars-stream in polars"

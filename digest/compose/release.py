@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from digest.compose.citations import cite
-from digest.compose.phrases import _predicate
+from digest.compose.phrases import event_predicate
 from digest.compose.slots import unit_slots
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
@@ -116,10 +116,10 @@ def release_predicate(
 
 
 def unit_predicate(unit: Unit, **options: object) -> str:
-    """`phrases._predicate` of the unit's lead, or its release phrase for a release."""
+    """`phrases.event_predicate` of the unit's lead, or its release phrase for a release."""
     if unit.lead.release is not None:
         return release_predicate(unit, brief=True)
-    return _predicate(unit.lead, **options)  # type: ignore[arg-type]
+    return event_predicate(unit.lead, **options)  # type: ignore[arg-type]
 
 
 def unit_phrase(unit: Unit, *, max_words: int) -> str:
@@ -128,7 +128,7 @@ def unit_phrase(unit: Unit, *, max_words: int) -> str:
         cited = cite(*(e.activity for e in cited_releases(unit)))
         return f"{release_predicate(unit, carry=True)} {cited}"
     unique = list({a.sha: a for a in unit.activities}.values())
-    predicate = _predicate(unit.lead, max_words=max_words)
+    predicate = event_predicate(unit.lead, max_words=max_words)
     # Changes of one shape: each slot with its citation, not all cited behind the first.
     merged = unit_slots(unit, predicate, max_words=max_words)
     return merged or f"{predicate} {cite(*unique[:3])}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from digest.compose.citations import cite
-from digest.compose.phrases import _predicate
+from digest.compose.phrases import event_predicate
 from digest.config import topic_key
 from digest.english.numbers import join_words
 from digest.english.similarity import slots
@@ -54,7 +54,7 @@ def unit_slots(unit: Unit, predicate: str, *, max_words: int) -> str | None:
     The shared noun keeps clear of the project's topics."""
     if not unit.related or all(same_change(unit.lead, e) for e in unit.related):
         return None
-    others = [_predicate(e, max_words=max_words) for e in unit.related]
+    others = [event_predicate(e, max_words=max_words) for e in unit.related]
     topics = frozenset(topic_key(t.name) for t in unit.lead.project.topics)
     return merged_predicate([predicate, *others], unit.activities, reserved=topics)
 

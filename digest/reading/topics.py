@@ -155,7 +155,7 @@ def _rule_pattern(rule: TopicRule) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{part})" for part in parts) or r"(?!)", re.S)
 
 
-def _glob_topics(rules: tuple[TopicRule, ...], path: str) -> tuple[str, ...]:
+def glob_topics(rules: tuple[TopicRule, ...], path: str) -> tuple[str, ...]:
     """The configured topics whose globs match `path`, in configuration order."""
     held, compiled, seen = _GLOBBED.get(id(rules), ((), [], {}))
     if held is not rules:
@@ -259,7 +259,7 @@ def topics_for(
     # the change is not about the CI, test or doc files beside it.
     untopical_code = False
     for change in activity.files:
-        names = _glob_topics(project.topics, change.path)
+        names = glob_topics(project.topics, change.path)
         if not names:
             # `_candidate` of the path: `blocked` is the set it would build for every file
             candidate = _first_topic_folder(change.path, blocked, context.containers)

@@ -179,7 +179,7 @@ class GitSource:
         queues: list[asyncio.Queue[object]] = []
         pumps: list[asyncio.Task[None]] = []
         readers = min(self.readers, len(shas)) if self.readers else reader_count(len(shas))
-        for part in _slices(shas, readers):
+        for part in contiguous_slices(shas, readers):
             queues.append(asyncio.Queue())
             pumps.append(asyncio.create_task(self._pump(part, queues[-1], with_counts)))
         try:
@@ -299,7 +299,7 @@ def reader_count(commits: int) -> int:
     return max(1, min(_MAX_READERS, cores or 1, commits // _MIN_COMMITS_PER_READER))
 
 
-def _slices(shas: Sequence[str], count: int) -> list[list[str]]:
+def contiguous_slices(shas: Sequence[str], count: int) -> list[list[str]]:
     """`shas` cut into `count` contiguous slices of nearly equal length (none if empty)."""
     if not shas:
         return []
