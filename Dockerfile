@@ -42,7 +42,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && git config --system --add safe.directory '*'
 
-# WIRE_CACHE_DIR: the lexicon's fast copy (see digest/reading/lexicon.py), written below.
+# WIRE_CACHE_DIR: the lexicon's fast copy (see digest/english/lexicon.py), written below.
 ENV PATH=/opt/wire/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -65,7 +65,7 @@ RUN mkdir -p /app/var /app/cache && chown wire:wire /app/var /app/cache
 USER wire
 # The lexicon's copy is made once here, so no start of a container reads lemminflect's
 # files again (0.5-0.7 s in every process that writes a story).
-RUN python -c "from digest.reading.lexicon import load; load()"
+RUN python -c "from digest.english.lexicon import load; load()"
 VOLUME ["/app/var"]
 
 # Slack's events, /wire and buttons arrive here in HTTP mode; GET /healthz answers too.
