@@ -37,7 +37,7 @@ from tests.slack_requests import TOKEN, demo_config
 
 pytestmark = pytest.mark.postgres
 CHANNELS = 12
-restore_discord_py_globals = discord_tests._restore_discord_py_globals  # autouse
+restore_discord_py_globals = discord_tests.restore_discord_py_globals  # autouse
 
 
 @pytest.fixture

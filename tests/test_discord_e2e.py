@@ -26,8 +26,8 @@ from tests.fakes.discord_gateway import (
 from tests.fakes.discord_rest import BOT_ID
 from tests.test_discord_frontend import (
     EPHEMERAL,
-    _restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     interact,
+    restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     running,
     settings_for,
     until,

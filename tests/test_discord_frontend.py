@@ -50,7 +50,7 @@ async def until(condition: Callable[[], Any], timeout: float = 10.0) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _restore_discord_py_globals(monkeypatch) -> None:
+def restore_discord_py_globals(monkeypatch) -> None:
     """The adapter points discord.py at the loopback servers through two class attributes
     (its REST base and default gateway); each test gets them back as they were."""
     monkeypatch.setattr(Route, "BASE", Route.BASE)

@@ -15,7 +15,7 @@ from tests import test_discord_frontend as served
 from tests.fakes.discord_gateway import slash
 
 # the running service as the front end's own tests have it (`loopback` is tests/conftest's)
-restore_discord_py_globals = served._restore_discord_py_globals  # autouse
+restore_discord_py_globals = served.restore_discord_py_globals  # autouse
 ADMIN, interact, running, settings_for, until = (
     served.ADMIN,
     served.interact,

@@ -18,7 +18,7 @@ from tests.fakes.slack_server import FakeSlack
 from tests.slack_requests import slack_service
 from tests.test_discord_e2e import subscribe as discord_subscribe
 from tests.test_discord_frontend import (
-    _restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
+    restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     running,
     settings_for,
 )

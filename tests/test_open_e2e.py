@@ -20,8 +20,8 @@ from tests.open_github import TOKEN, load_activity
 from tests.slack_requests import DEMO_NOW, eventually, slack_service, slash_command
 from tests.slack_requests import TOKEN as SLACK_TOKEN
 from tests.test_discord_frontend import (
-    _restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     interact,
+    restore_discord_py_globals,  # noqa: F401  (an autouse fixture)
     running,
     settings_for,
 )

@@ -30,7 +30,7 @@ from tests.fakes.discord_rest import BOT_ID, Limits
 from tests.fakes.slack_server import TEAM_ID, FakeSlack, block_texts
 from tests.slack_requests import DEMO_NOW, ROOT, TOKEN, demo_config
 from tests.slack_requests import SECRET as SLACK_SECRET
-from tests.test_discord_frontend import _restore_discord_py_globals  # noqa: F401  (autouse)
+from tests.test_discord_frontend import restore_discord_py_globals  # noqa: F401  (autouse)
 from tests.webhook_payloads import SECRET, WebhookSender, merged_pull_request, push
 
 SLACK_BOTH, SLACK_GATE, SLACK_OFF, SLACK_ET = "C0WIRE0001", "C0WIRE0002", "C0WIRE0003", "C0WIRE0004"

@@ -28,7 +28,7 @@ from tests.open_github import TOKEN as GITHUB_TOKEN
 from tests.open_github import load_activity
 from tests.slack_requests import SECRET as SLACK_SECRET
 from tests.slack_requests import TOKEN, demo_config
-from tests.test_discord_frontend import _restore_discord_py_globals  # noqa: F401  (autouse)
+from tests.test_discord_frontend import restore_discord_py_globals  # noqa: F401  (autouse)
 from tests.test_realtime_bulletins import discord_threads, slack_threads, until
 from tests.webhook_payloads import SECRET, WebhookSender, published_release, push
 

@@ -28,7 +28,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestServer
 
-from tests.fakes.discord_rest import BOT_ID, FakeDiscord, _json
+from tests.fakes.discord_rest import BOT_ID, FakeDiscord, json_response
 
 HELLO, IDENTIFY, HEARTBEAT, HEARTBEAT_ACK, RESUME, DISPATCH = 10, 2, 1, 11, 6, 0
 INVALID_SESSION = 9
@@ -79,11 +79,13 @@ class FakeDiscordAPI(FakeDiscord):
         return None
 
     async def _gateway(self, request: web.Request) -> web.Response:
-        return _json({"url": self.gateway_url})
+        return json_response({"url": self.gateway_url})
 
     async def _gateway_bot(self, request: web.Request) -> web.Response:
         limit = {"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1}
-        return _json({"url": self.gateway_url, "shards": self.shards, "session_start_limit": limit})
+        return json_response(
+            {"url": self.gateway_url, "shards": self.shards, "session_start_limit": limit}
+        )
 
     async def _sync(self, request: web.Request) -> web.Response:
         application_id = request.match_info["application_id"]
@@ -113,13 +115,13 @@ class FakeDiscordAPI(FakeDiscord):
                 entry["guild_id"] = guild_id
             synced.append(entry)
         self.commands[guild_id or "global"] = synced
-        return _json(synced)
+        return json_response(synced)
 
     async def _get_channel(self, request: web.Request) -> web.Response:
         channel = self._channel(request.match_info["channel_id"])
         if channel is None:
             return self._not_found("Channel", 10003)
-        return _json(channel)
+        return json_response(channel)
 
     async def _followup(self, request: web.Request) -> web.Response:
         body, error = await self._body(request, "/webhooks/{webhook_id}/{webhook_token}")
@@ -128,7 +130,7 @@ class FakeDiscordAPI(FakeDiscord):
         self.followups.append({"token": request.match_info["token"], **body})
         message = self._message("0", body, self.snowflake())
         message["webhook_id"] = request.match_info["application_id"]
-        return _json(message)
+        return json_response(message)
 
     # ---- the guild as the gateway describes it -------------------------------------------
 

@@ -119,7 +119,9 @@ def _units(text: str | None) -> int:
     return len((text or "").encode("utf-16-le")) // 2
 
 
-def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+def json_response(
+    body: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
     """A JSON answer typed exactly "application/json", as Discord's are (discord.py parses a
     body as JSON only when the content type is exactly that)."""
     all_headers = {"Content-Type": "application/json", **(headers or {})}
@@ -277,7 +279,7 @@ class FakeDiscord:
         name, major = self._route(request)
         self.requests[name] += 1
         if name != "interactions" and request.headers.get("Authorization") != f"Bot {self.token}":
-            return _json({"message": "401: Unauthorized", "code": 0}, status=401)
+            return json_response({"message": "401: Unauthorized", "code": 0}, status=401)
         now = time.monotonic()
         if name != "interactions":
             if self._global is None or self._global.limit != self.global_limit:
@@ -319,7 +321,7 @@ class FakeDiscord:
                 return None
             status, code = 403, self.denied.get(major, self.denied.get(parent, 50001))
         message = ERROR_MESSAGES.get(code, ERROR_MESSAGES.get(status, f"HTTP {status}"))
-        return _json({"message": message, "code": code}, status=status)
+        return json_response({"message": message, "code": code}, status=status)
 
     def _too_many(
         self, retry_after: float, *, is_global: bool, headers: dict[str, str] | None = None
@@ -336,7 +338,7 @@ class FakeDiscord:
             "retry_after": round(retry_after, 3),
             "global": is_global,
         }
-        return _json(body, status=429, headers=extra)
+        return json_response(body, status=429, headers=extra)
 
     # ---- validation --------------------------------------------------------------------
 
@@ -379,16 +381,16 @@ class FakeDiscord:
     def _invalid(self, request: web.Request, errors: list[str]) -> web.Response:
         self.problems.extend(f"{request.method} {request.path}: {e}" for e in errors)
         body = {"code": 50035, "message": "Invalid Form Body", "errors": {"_errors": errors}}
-        return _json(body, status=400)
+        return json_response(body, status=400)
 
     @staticmethod
     def _not_found(what: str, code: int) -> web.Response:
-        return _json({"message": f"Unknown {what}", "code": code}, status=404)
+        return json_response({"message": f"Unknown {what}", "code": code}, status=404)
 
     # ---- handlers ----------------------------------------------------------------------
 
     async def _me(self, request: web.Request) -> web.Response:
-        return _json(self._bot_user())
+        return json_response(self._bot_user())
 
     async def _application(self, request: web.Request) -> web.Response:
         owner = {**self._bot_user(), "id": "1100000000000000002", "username": "owner", "bot": False}
@@ -405,7 +407,7 @@ class FakeDiscord:
             "flags": 0,
             "bot": self._bot_user(),
         }
-        return _json(application)
+        return json_response(application)
 
     def _bot_user(self) -> dict[str, Any]:
         return {
@@ -468,12 +470,12 @@ class FakeDiscord:
         if enforced:
             earlier = self._nonces.get((channel_id, str(nonce)))
             if earlier is not None and now - earlier[1] < self.nonce_window:
-                return _json(self.messages[earlier[0]])
+                return json_response(self.messages[earlier[0]])
         message = self._message(channel_id, body, self.snowflake())
         self.messages[message["id"]] = message
         if enforced:
             self._nonces[(channel_id, str(nonce))] = (message["id"], now)
-        return _json(message)
+        return json_response(message)
 
     async def _list(self, request: web.Request) -> web.Response:
         """A channel's messages, newest first, as GET /channels/{id}/messages answers."""
@@ -504,7 +506,7 @@ class FakeDiscord:
             newer = [m for m in found if int(m["id"]) > int(query["around"])]
             found = newer[-(int(limit) // 2) :] + older
         kept = [{k: v for k, v in m.items() if k != "nonce"} for m in found[: int(limit)]]
-        return _json(kept)
+        return json_response(kept)
 
     async def _edit(self, request: web.Request) -> web.Response:
         channel_id, message_id = request.match_info["channel_id"], request.match_info["message_id"]
@@ -514,7 +516,7 @@ class FakeDiscord:
         old = self.messages.get(message_id)
         if old is None or old["channel_id"] != channel_id:
             return self._not_found("Message", 10008)
-        return _json(self._apply_edit(old, body))
+        return json_response(self._apply_edit(old, body))
 
     def _apply_edit(self, old: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         merged = {
@@ -544,7 +546,7 @@ class FakeDiscord:
                 "message": "A thread has already been created for this message",
                 "code": 160004,
             }
-            return _json(answer, status=400)
+            return json_response(answer, status=400)
         thread = {
             "id": message_id,
             "type": 11,
@@ -566,7 +568,7 @@ class FakeDiscord:
             },
         }
         self.threads[message_id] = thread
-        return _json(thread, status=201)
+        return json_response(thread, status=201)
 
     async def _react(self, request: web.Request) -> web.Response:
         channel_id, message_id = request.match_info["channel_id"], request.match_info["message_id"]
@@ -590,8 +592,10 @@ class FakeDiscord:
         interaction = {"id": interaction_id, "type": 3}
         if body["type"] == 7 and target is not None:
             message = self._apply_edit(self.messages[target], body.get("data") or {})
-            return _json({"interaction": interaction, "resource": {"type": 7, "message": message}})
-        return _json({"interaction": interaction})
+            return json_response(
+                {"interaction": interaction, "resource": {"type": 7, "message": message}}
+            )
+        return json_response({"interaction": interaction})
 
     def expect_interaction(self, interaction_id: str, message_id: str) -> None:
         """Say which message a component interaction came from (its callback may edit it)."""
