@@ -18,9 +18,12 @@ RUN python -m venv /opt/wire \
  && /opt/wire/bin/pip install --upgrade pip build
 
 # Dependencies first, in a layer of their own: only a change to pyproject.toml installs
-# them again. They are read from [project] dependencies, which pip cannot install alone.
+# them again. They are read from [project] dependencies and the extras the service runs
+# with (service, slack, discord, postgres: what `pip install '.[service,slack,discord,
+# postgres]'` installs), which pip cannot install alone; an extra's reference to another
+# (`the-wire[service]`) is left out, since every extra it names is listed here too.
 COPY pyproject.toml ./
-RUN /opt/wire/bin/python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" > /tmp/requirements.txt \
+RUN /opt/wire/bin/python -c "import tomllib; project = tomllib.load(open('pyproject.toml', 'rb'))['project']; extras = project['optional-dependencies']; wanted = project['dependencies'] + [r for extra in ('service', 'slack', 'discord', 'postgres') for r in extras[extra]]; print(*dict.fromkeys(r for r in wanted if not r.startswith('the-wire[')), sep='\n')" > /tmp/requirements.txt \
  && /opt/wire/bin/pip install --requirement /tmp/requirements.txt
 
 # Then the code: the wheel itself, without its dependencies (installed above).

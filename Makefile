@@ -9,6 +9,8 @@ CHAOS_ROUNDS ?= 5
 
 .PHONY: run test chaos lint bench clean
 
+# .venv holds [dev]: the test tools and every extra (service, slack, discord, postgres), so
+# both `make run` and `make test` use it.
 $(VENV): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip

@@ -173,8 +173,33 @@ def test_dependencies_install_in_a_layer_before_the_code() -> None:
     assert "pip install --no-deps /wheels/" in stage[index_of(stage, "RUN", "/wheels/*.whl")][1]
 
 
+# The extras the image runs with: the service and every platform and database it supports.
+IMAGE_EXTRAS = ("service", "slack", "discord", "postgres")
+SELF_REFERENCE = re.compile(r"^the-wire\[([^\]]+)\]$")
+
+
+def requirements_of(project: dict, extras: tuple[str, ...]) -> list[str]:
+    """What `pip install '.[EXTRAS]'` asks for: the dependencies, then each extra's, with an
+    extra's reference to others of the package (`the-wire[service]`) followed, not listed."""
+    found = list(project["dependencies"])
+    pending, seen = list(extras), set()
+    while pending:
+        extra = pending.pop(0)
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for requirement in project["optional-dependencies"][extra]:
+            if own := SELF_REFERENCE.match(requirement):
+                pending += [name.strip() for name in own.group(1).split(",")]
+            else:
+                found.append(requirement)
+    return list(dict.fromkeys(found))
+
+
 def test_the_dependency_list_the_builder_installs_is_pyprojects(tmp_path: Path) -> None:
-    """The builder's own command, run on this pyproject.toml, lists [project] dependencies."""
+    """The builder's own command, run on this pyproject.toml, lists [project] dependencies
+    and those of the service's extras (what `pip install '.[service,slack,discord,postgres]'`
+    installs), and none of the test tools of [dev]."""
     run = builder_stage()[index_of(builder_stage(), "RUN", "pip install --requirement")][1]
     listing = next(part for part in run.split("&&") if "python -c" in part)
     command, _, _written = listing.partition(">")
@@ -183,8 +208,22 @@ def test_the_dependency_list_the_builder_installs_is_pyprojects(tmp_path: Path) 
         [sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert listed.returncode == 0, listed.stderr
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert listed.stdout.splitlines() == pyproject["project"]["dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert listed.stdout.splitlines() == requirements_of(project, IMAGE_EXTRAS)
+    names = {re.split(r"[\[<>=!~; ]", line, maxsplit=1)[0] for line in listed.stdout.splitlines()}
+    assert {"slack-bolt", "discord.py", "asyncpg", "sqlalchemy", "lemminflect"} <= names
+    assert not {"pytest", "mypy", "ruff"} & names, "the image installs test tools"
+
+
+def test_the_extras_the_image_installs_name_only_each_other() -> None:
+    """The builder leaves out an extra's `the-wire[...]` reference, which is right only while
+    every extra it names is one the image installs anyway."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for extra in IMAGE_EXTRAS:
+        for requirement in project["optional-dependencies"][extra]:
+            if own := SELF_REFERENCE.match(requirement):
+                named = {name.strip() for name in own.group(1).split(",")}
+                assert named <= set(IMAGE_EXTRAS), f"[{extra}] needs {named}"
 
 
 def test_the_runtime_image_has_git_for_git_sources() -> None:

@@ -7,7 +7,8 @@ Each command lives in a module that defines a `typer.Typer` named `commands`, an
 in `COMMANDS` below with its one-line summary. The module is imported only when its command
 runs (or shows its own help), so `wire --help` imports no command at all and `wire digest`
 never imports the service. To add a command: write it on the `commands` of a module (a new
-one, or one whose imports it shares) and add one line to `COMMANDS`.
+one, or one whose imports it shares) and add one line to `COMMANDS`, naming the extra of
+the package it needs, if any.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from bot.app.lazy_commands import LazyCommand, LazyTyperGroup
 
 DIGEST = "bot.app.digest_cli"
 SERVICE = "bot.app.service_cli"
+# `wire digest` and `wire export` need only the core install; the others need the
+# service's extra, and say so when it is missing
+SERVICE_EXTRA = "service"
 
 # name → where it lives and what `wire --help` says of it (its docstring's first line)
 COMMANDS: dict[str, LazyCommand] = {
@@ -26,20 +30,26 @@ COMMANDS: dict[str, LazyCommand] = {
         DIGEST, "Record a window of any source as JSON Lines that `replay:FILE` reads back."
     ),
     "run": LazyCommand(
-        SERVICE, "Run the service: scheduler, delivery worker and every enabled platform."
+        SERVICE,
+        "Run the service: scheduler, delivery worker and every enabled platform.",
+        SERVICE_EXTRA,
     ),
     "console": LazyCommand(
-        SERVICE, "Type `/wire …` commands against the console platform (reads stdin without -e)."
-    ),
-    "deliveries": LazyCommand(SERVICE, "List deliveries (the outbox), newest first."),
-    "health": LazyCommand(
         SERVICE,
-        "Exit 0 when the running service is healthy, else 1 and why.",
+        "Type `/wire …` commands against the console platform (reads stdin without -e).",
+        SERVICE_EXTRA,
     ),
-    "db": LazyCommand(SERVICE, "The database: migrations."),
+    "deliveries": LazyCommand(
+        SERVICE, "List deliveries (the outbox), newest first.", SERVICE_EXTRA
+    ),
+    "health": LazyCommand(
+        SERVICE, "Exit 0 when the running service is healthy, else 1 and why.", SERVICE_EXTRA
+    ),
+    "db": LazyCommand(SERVICE, "The database: migrations.", SERVICE_EXTRA),
     "doctor": LazyCommand(
         "bot.app.doctor",
         "Check the config, database, migrations and every token; one line each, ok or the fix.",
+        SERVICE_EXTRA,
     ),
 }
 

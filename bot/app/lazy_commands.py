@@ -6,6 +6,10 @@ the service, SQLAlchemy, aiohttp or APScheduler). This is click's "lazy group" p
 Typer's group class: placeholders stand in `commands` until `resolve_command` swaps in the
 real command.
 
+A command that needs an extra of the package (`pip install 'the-wire[service]'`) names it:
+when its module cannot import a library the install lacks, `wire` says which extra to
+install, in one sentence with exit status 2, instead of a traceback.
+
 Typer coerces every parameter through a pydantic TypeAdapter, built the first time the
 parameter is processed, and it builds one for a help flag left unset (value None, which
 coercion returns as None before the adapter is used). Left alone, that makes `wire digest
@@ -34,6 +38,7 @@ class LazyCommand:
 
     module: str
     summary: str  # the first line of its docstring, shown by `wire --help`
+    extra: str | None = None  # the extra of [project.optional-dependencies] it needs
 
 
 class LazyTyperGroup(TyperGroup):
@@ -80,9 +85,30 @@ def cheap_help(option: Any) -> Any:
     return option
 
 
+# the packages of this project: a module of theirs that is missing is a bug, not an extra
+OWN_PACKAGES = frozenset({"bot", "digest"})
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs `extra`."""
+    return f"pip install 'the-wire[{extra}]'"
+
+
 def load_command(name: str, lazy: LazyCommand) -> Any:
-    """The click command `name` from the `commands` Typer of `lazy.module`."""
-    module = importlib.import_module(lazy.module)
+    """The click command `name` from the `commands` Typer of `lazy.module`; exits 2 naming
+    the extra to install when the module needs a library this install lacks."""
+    try:
+        module = importlib.import_module(lazy.module)
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").partition(".")[0]
+        if lazy.extra is None or not missing or missing in OWN_PACKAGES:
+            raise
+        typer.echo(
+            f"wire: `wire {name}` needs the {lazy.extra} extra, which this install lacks "
+            f"(no module named {missing!r}): {install_hint(lazy.extra)}",
+            err=True,
+        )
+        raise typer.Exit(2) from error
     group = typer.main.get_group(module.commands)
     if name not in group.commands:
         raise LookupError(f"{lazy.module}.commands has no command {name!r}")

@@ -11,7 +11,8 @@ lets it add routes to the web server, starts it, and closes it on the way out:
     await adapter.start(hub)                          # connect, sync commands, …
     await adapter.close()
 
-`adapters_for` imports an adapter's package only when its platform is enabled.
+`adapters_for` imports an adapter's package only when its platform is enabled: the chat SDKs
+are extras of the package (`pip install 'the-wire[slack]'`, `[discord]`, see `EXTRAS`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ log = logging.getLogger("wire.adapters")
 REGISTRY = {
     "slack": "bot.slack.adapter:SlackAdapter",
     "discord": "bot.discord.adapter:DiscordAdapter",
+}
+# platform name → the extra of the package that installs its SDK (pyproject.toml)
+EXTRAS = {
+    "slack": "slack",
+    "discord": "discord",
 }
 
 
@@ -142,8 +148,8 @@ def _load(name: str) -> type:
 
 
 def adapters_for(settings: Settings, *, stream: TextIO | None = None) -> dict[str, Adapter]:
-    """An adapter for every enabled platform (the console always has one); an adapter that
-    is not installed in this build is skipped with a warning."""
+    """An adapter for every enabled platform (the console always has one); one whose SDK is
+    not installed is skipped with an error naming the extra that installs it."""
     found: dict[str, Adapter] = {}
     for name in settings.enabled_platforms():
         if name == "console":
@@ -152,7 +158,17 @@ def adapters_for(settings: Settings, *, stream: TextIO | None = None) -> dict[st
         try:
             found[name] = _load(name).from_settings(settings)
         except ModuleNotFoundError as error:
-            log.warning("no %s adapter is installed in this build (%s); skipped", name, error)
+            missing = (error.name or "").partition(".")[0]
+            if not missing or missing in {"bot", "digest"}:
+                raise  # a module of The Wire itself: a bug, not a missing extra
+            log.error(
+                "%s is enabled but its package is not installed (no module named %r): "
+                "pip install 'the-wire[%s]'; running without %s",
+                name,
+                missing,
+                EXTRAS[name],
+                name,
+            )
     return found
 
 

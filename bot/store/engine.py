@@ -60,15 +60,23 @@ def make_engine(url: str | URL, *, pool_size: int = 5, echo: bool = False) -> As
         return _sqlite_engine(parsed, echo=echo)
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+asyncpg")
-    engine = create_async_engine(
-        parsed,
-        echo=echo,
-        pool_size=pool_size,
-        max_overflow=pool_size,
-        pool_pre_ping=True,
-        pool_recycle=1800,
-        pool_timeout=30,
-    )
+    try:
+        engine = create_async_engine(
+            parsed,
+            echo=echo,
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            pool_pre_ping=True,
+            pool_recycle=1800,
+            pool_timeout=30,
+        )
+    except ModuleNotFoundError as error:  # the driver is the extra [postgres]
+        if error.name != "asyncpg":
+            raise
+        raise StoreError(
+            f"database URL {parsed.render_as_string(hide_password=True)} names PostgreSQL, "
+            "whose driver asyncpg is not installed: pip install 'the-wire[postgres]'"
+        ) from None
     _explain_connect_failures(engine, parsed)
     return engine
 
