@@ -214,3 +214,18 @@ def test_a_negated_title_stops_doing_whatever_path_reads_it(subject: str) -> Non
     verb, rest = split_verb(subject)
     assert verb is None and rest == subject
     assert clause(rest, verb=verb).startswith("stops ")
+
+
+def test_one_splitter_for_descriptions_and_for_our_own_prose() -> None:
+    from digest.english.sentences import split_sentences
+
+    body = "Splitting the gates lets failures block merges. See `ci.yml`. The U.S. Army uses it."
+    assert split_sentences(body) == [
+        "Splitting the gates lets failures block merges.",
+        "See `ci.yml`.",
+        "The U.S. Army uses it.",
+    ]
+    # A description's sentence never opens in lower case; ours may, with a project's name.
+    ours = "ExecuTorch adds X [1]. uv adds Y [2]."
+    assert split_sentences(ours) == [ours]
+    assert split_sentences(ours, own_prose=True) == ["ExecuTorch adds X [1].", "uv adds Y [2]."]

@@ -181,12 +181,12 @@ def summary_sentences(
         else:
             lead, *tails = _join_distinct([(counted, rest), *folded])
             lead = [lead]
-        text = f"{lead[0]}."
+        first = f"{lead[0]}."
+        told = []
         for position, tail in enumerate(tails):
             opening = openings.further(same_kind=False) if not position else PLAIN_OPENING
-            text += " " + _opened(opening, "It", tail)
-        opening = openings.beyond()
-        sentences += _sentences(opening.format(s=name, p=text))
+            told.append(_opened(opening, "It", tail))
+        sentences += [openings.beyond().format(s=name, p=first), *told]
     else:
         for position, tail in enumerate(_join_distinct(folded)):
             subject = name if not position else "It"
@@ -203,6 +203,3 @@ def _opened(opening: str, subject: str, predicate: str) -> str:
         subject = "it"
     return opening.format(s=subject, p=predicate).rstrip() + "."
 
-
-def _sentences(text: str) -> list[str]:
-    return [s if s.endswith(".") else s + "." for s in text.split(". ") if s]

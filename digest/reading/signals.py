@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from digest.config import topic_key
+from digest.english.sentences import split_sentences
 from digest.model import Activity
 from digest.reading.titles import is_dependency_bump
 from digest.reading.topics import is_ci_path, is_doc_path, is_test_path
@@ -105,7 +106,8 @@ _MERGE_RULES_PATH = re.compile(
     r"|^\.github/(settings\.ya?ml|rulesets/)",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*]\s+")
+# Paragraphs and list items: a statement never runs from one into the next.
+_BLOCK = re.compile(r"\n\s*\n|\n\s*[-*]\s+")
 
 # ---------------------------------------------------------------- new support
 
@@ -205,7 +207,7 @@ def is_new_support(subject: str) -> bool:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(text) if s.strip()]
+    return [s for block in _BLOCK.split(text) for s in split_sentences(block)]
 
 
 # ---------------------------------------------------------------- dependency bumps

@@ -16,6 +16,8 @@ from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
+from digest.english.sentences import split_sentences
+
 MAX_QUOTE_WORDS = 25
 # What the composer quotes: short enough to sit inside a sentence.
 QUOTE_WORDS = 20
@@ -35,7 +37,6 @@ _UNQUOTABLE = re.compile(
     r"|\.\s",
     re.I,
 )
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9`)\]][.!?])\s+(?=[A-Z`\"“(])")
 
 _MD = MarkdownIt("commonmark")
 
@@ -100,7 +101,7 @@ def reason_sentences(body: str) -> list[str]:
     sentences = [
         sentence.strip()
         for text in _reason_paragraphs(_blocks(body))
-        for sentence in _SENTENCE_END.split(text)
+        for sentence in split_sentences(text)
         if len(sentence.split()) >= 6
     ]
     return sorted(sentences, key=lambda sentence: not _states_effect(sentence))

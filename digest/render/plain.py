@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+from digest.english.sentences import split_sentences
 from digest.model import (
     ActionItem,
     Reference,
@@ -22,7 +23,6 @@ from digest.model import (
 )
 
 BYLINE = "By The Wire · {window} · About {projects} · Composed from the cited sources"
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z“\"])")
 _SENTENCE_CLOSE = re.compile(r"[.!?][”\")\]]*$")
 _ITEM = re.compile(
     r"^-\s*(?:→\s*)?(?P<text>.*?)\s+(?P<repo>[\w.-]+/[\w.-]+)\s+\[(?P<urgency>immediate|monitor|plan)\]\s*$"
@@ -73,8 +73,7 @@ def parse_plain(text: str) -> Story:
         elif section == "body":
             body += [
                 Sentence(text=s, refs=tuple(cited_numbers(s)))
-                for s in _SENTENCE_END.split(line)
-                if s
+                for s in split_sentences(line, own_prose=True)
             ]
         elif section == "items":
             items.append(_parse_item(line))
