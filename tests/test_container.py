@@ -28,7 +28,8 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from bot.settings import OTHER_NAMES, HttpSettings, Settings
+from bot.settings import OTHER_NAMES, Settings
+from bot.settings_sections import HttpSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
