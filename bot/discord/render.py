@@ -54,7 +54,7 @@ BUTTON_SUCCESS = 3
 COLOURS = {"parent": 0x2B2D31, "body": 0x5865F2, "references": 0x99AAB5}
 URGENCY_COLOURS = {"immediate": 0xE74C3C, "monitor": 0xF1C40F, "plan": 0x3498DB}
 
-_SAFE_URL = re.compile(r"^https://[^\s<>()\[\]\"'\\`|*~@]+$")  # "@": no user-info tricks
+_MASKED_LINK_TARGET = re.compile(r"^https://[^\s<>()\[\]\"'\\`|*~@]+$")  # "@": no user-info tricks
 
 
 def ack_custom_id(item_id: str) -> str:
@@ -86,16 +86,16 @@ def ack_components(item_id: str) -> list[Payload]:
     return action_rows([button])
 
 
-def safe_url(url: str) -> str | None:
+def masked_link_target(url: str) -> str | None:
     """`url` if it can stand inside a masked link unchanged (https, no markdown, no "@"),
     else None (the reference is then shown as escaped text)."""
-    return url if len(url) <= 512 and _SAFE_URL.match(url) else None
+    return url if len(url) <= 512 and _MASKED_LINK_TARGET.match(url) else None
 
 
 def _citation(n: int, by_n: dict[int, Reference]) -> str:
     """Citation `n` as a masked link "[n]" to its reference (plain when unresolved)."""
     ref = by_n.get(n)
-    url = safe_url(ref.url) if ref else None
+    url = masked_link_target(ref.url) if ref else None
     return f"[\\[{n}\\]]({url})" if url else f"\\[{n}\\]"
 
 
@@ -146,7 +146,7 @@ def _item_embeds(part: ActionItemPart) -> list[Payload]:
 
 
 def _reference_line(ref: Reference) -> str:
-    url = safe_url(ref.url)
+    url = masked_link_target(ref.url)
     title = escape_text(ref.title)
     if url:
         return f"\\[{ref.n}\\] [{title}]({url})"
@@ -190,7 +190,7 @@ def render(part: Part, *, oncall_role_id: int | None = None) -> list[Payload]:
     """
     match part:
         case ParentPart():
-            permalink = safe_url(part.permalink) if part.permalink else None
+            permalink = masked_link_target(part.permalink) if part.permalink else None
             archive = f"\n\n[Read it in the archive]({permalink})" if permalink else ""
             embeds = embeds_of(
                 title=escape_text(part.headline),

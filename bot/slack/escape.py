@@ -53,7 +53,7 @@ def plain_text(text: str) -> str:
     return one_line(text)
 
 
-def safe_url(url: str) -> str | None:
+def slack_link_target(url: str) -> str | None:
     """`url` if it is an absolute http(s) URL that cannot break out of `<url|label>`, else
     None. `&` is escaped as Slack expects inside a link."""
     if not url or _URL_FORBIDDEN.search(url):
@@ -71,7 +71,7 @@ def link(url: str, label: str) -> str:
     """A mrkdwn link `<url|label>` with `label` escaped. When `url` is not a safe http(s)
     URL the result is not a link at all: the escaped label followed by the escaped URL in
     parentheses, so the reader still sees where it pointed."""
-    target = safe_url(url)
+    target = slack_link_target(url)
     text = escape_mrkdwn(label)
     if target is None:
         return f"{text} ({escape_mrkdwn(url)})" if url else text

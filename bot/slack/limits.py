@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.slack.escape import escape_mrkdwn, one_line, plain_text, safe_url
+from bot.slack.escape import escape_mrkdwn, one_line, plain_text, slack_link_target
 
 SECTION_CHARS = 3000
 HEADER_CHARS = 150
@@ -109,7 +109,7 @@ def link_pieces(url: str, label: str, limit: int) -> list[str]:
     """A link to `url` labelled `label`, as one or more links of at most `limit` characters
     each (a label too long for one is spread over several links to the same URL). An unsafe
     URL gives no link: the label and the URL as escaped text."""
-    target = safe_url(url)
+    target = slack_link_target(url)
     if target is None or len(target) > limit // 2:
         return [w for w in escaped_words(f"{label} ({url})", limit)]
     room = limit - len(target) - 3

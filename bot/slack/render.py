@@ -34,7 +34,7 @@ from bot.slack.escape import (
     is_user_group_id,
     link,
     one_line,
-    safe_url,
+    slack_link_target,
     user_group_mention,
 )
 from bot.slack.limits import (
@@ -59,7 +59,7 @@ from digest.model import CITATION, ActionItem, Reference, cited_numbers
 
 def _cite_links(references: Sequence[Reference]):
     """A `re.sub` replacement turning "[n]" into "[<url|n>]" for the known references."""
-    urls = {ref.n: safe_url(ref.url) for ref in references}
+    urls = {ref.n: slack_link_target(ref.url) for ref in references}
 
     def replace(match: re.Match[str]) -> str:
         n = int(match.group(1))
@@ -102,7 +102,7 @@ def render_parent(part: ParentPart) -> list[SlackMessage]:
         blocks += [section(c) for c in escaped_chunks(ELLIPSIS + rest)]
     blocks += [section(c) for c in escaped_chunks(part.lede)]
     blocks += [context(c) for c in escaped_chunks(part.window_label)]
-    if part.permalink and safe_url(part.permalink):
+    if part.permalink and slack_link_target(part.permalink):
         blocks.append(context(link(part.permalink, "Read it in the archive")))
     return messages_of(blocks, preview_text(f"{part.headline} — {part.lede}"))
 

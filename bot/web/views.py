@@ -46,7 +46,7 @@ def cited(text: str, refs: Iterable[int], *, known: Iterable[int]) -> Markup:
     return Markup(" ".join([html, *extra]) if extra else html)
 
 
-def safe_url(url: str) -> str | None:
+def http_url_or_none(url: str) -> str | None:
     """`url` when it is an http(s) address, else None (no `javascript:` links)."""
     return url if url.lower().startswith(("https://", "http://")) else None
 
@@ -122,7 +122,7 @@ def _reference(ref: Reference) -> ReferenceView:
         title=ref.title,
         number=ref.number,
         repo=ref.repo,
-        url=safe_url(ref.url),
+        url=http_url_or_none(ref.url),
     )
 
 
