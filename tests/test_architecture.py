@@ -46,6 +46,7 @@ RANKS = {
 DIGEST_RANKS = {
     "errors": 0,
     "model": 0,
+    "backoff": 0,
     "prose_settings": 0,
     "config": 1,
     "english": 1,

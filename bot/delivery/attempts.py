@@ -8,6 +8,8 @@ import random
 import socket
 from dataclasses import dataclass, fields
 
+from digest.backoff import full_jitter
+
 
 @dataclass
 class Summary:
@@ -35,11 +37,9 @@ def part_key(delivery_id: int, part_index: int) -> str:
 def backoff(
     attempts: int, *, base: float, cap: float, retry_after: float | None, rng: random.Random
 ) -> float:
-    """Seconds to wait after failed attempt number `attempts` (1-based): a uniform draw in
-    [0, min(cap, base·2^(attempts-1))] ("full jitter"), but never less than `retry_after`."""
-    ceiling = min(cap, base * 2 ** max(attempts - 1, 0))
-    delay = rng.uniform(0, ceiling)
-    return max(delay, retry_after or 0.0)
+    """Seconds to wait after failed attempt number `attempts` (1-based): full jitter
+    (`digest.backoff`), but never less than the platform's `retry_after`."""
+    return max(full_jitter(attempts, base=base, cap=cap, rng=rng), retry_after or 0.0)
 
 
 def default_worker_id() -> str:

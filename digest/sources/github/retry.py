@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from digest.backoff import full_jitter
 from digest.errors import RemoteError
 from digest.sources.github.payloads import GraphQLError, GraphQLResponse
 
@@ -203,8 +204,7 @@ class GitHubApi:
         return max(seconds, 0.0)
 
     def _backoff(self, attempt: int) -> float:
-        """Exponential back-off with full jitter: uniform in [0, min(cap, base·2^(attempt-1))]."""
-        return self._rng.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1)))
+        return full_jitter(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP, rng=self._rng)
 
     async def _pause(self, seconds: float, reason: str, attempt: int) -> None:
         log.info(
