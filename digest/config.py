@@ -137,6 +137,7 @@ GENERIC_FOLDERS = frozenset(
     }
 )  # fmt: skip
 
+
 class DigestSettings(BaseModel):
     """Knobs of composition; the defaults follow DIGEST.md."""
 

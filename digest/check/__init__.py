@@ -7,6 +7,7 @@ fail: `require_integrity` raises when they do, so such a story is never delivere
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 
 from digest.check import claims, shape
 from digest.check.claims import expected_urgencies
@@ -141,18 +142,18 @@ def _events_by_reference(
             by_url.setdefault(original.link, linked)
             if original.number:
                 by_number.setdefault((original.repo.lower(), original.number), linked)
-    found = {}
-    from_title = set()
+    found: dict[int, Event] = {}
+    from_title: set[int] = set()
     for ref in references:
-        event = (
+        known = (
             by_sha.get(ref.sha)
-            or by_number.get((ref.repo.lower(), ref.number))
+            or (by_number.get((ref.repo.lower(), ref.number)) if ref.number else None)
             or by_url.get(ref.url)
         )
-        if event is None:
+        if known is None:
             stub = Activity(repo=ref.repo, sha=ref.sha or f"ref{ref.n}", number=ref.number,
-                            title=ref.title, landed_at="1970-01-01T00:00:00Z")  # fmt: skip
-            event = classify_one(stub, config.project(ref.repo))
+                            title=ref.title, landed_at=datetime(1970, 1, 1, tzinfo=UTC))  # fmt: skip
+            known = classify_one(stub, config.project(ref.repo))
             from_title.add(ref.n)
-        found[ref.n] = event
+        found[ref.n] = known
     return found, from_title

@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from digest.config import WireConfig, topic_key
-from digest.model import Story, cited_numbers
+from digest.model import ActionItem, Sentence, Story, cited_numbers
 from digest.reading.event import Event
 from digest.reading.why import MAX_QUOTE_WORDS, plain
 
@@ -299,7 +299,8 @@ def faithful(
     citing a change known only by its title (`from_title`: no body to read) is judged on
     Markdown alone."""
     problems = []
-    for sentence in (*story.body, *story.action_items):  # an item may quote a description too
+    told: tuple[Sentence | ActionItem, ...] = (*story.body, *story.action_items)
+    for sentence in told:  # an item may quote a description too
         text = MARKER_TEXT.sub(" ", sentence.text)
         refs = [by_ref[n] for n in (cited_numbers(sentence.text) or sentence.refs) if n in by_ref]
         titles = " ".join(e.activity.title for e in refs)

@@ -75,9 +75,12 @@ CONNECTIVES = tuple(
 class Token(Protocol):
     """A word of a sentence as the proofreader reads it."""
 
-    text: str
-    key: str
-    quoted: bool
+    @property
+    def text(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def quoted(self) -> bool: ...
 
 
 def _is_our_verb(token: Token) -> bool:

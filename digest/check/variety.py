@@ -63,7 +63,7 @@ def scaffold(story: Story, names: Iterable[str]) -> tuple[str, ...]:
 def connectives_of(story: Story) -> set[str]:
     """The connectives a story's body uses: "also" anywhere, the others where they join
     sentences, at the start ("Elsewhere, …"), not as an adverb ("six elsewhere")."""
-    found = set()
+    found: set[str] = set()
     for sentence in story.body:
         text = _CITATION.sub("", sentence.text).lower()
         found.update(c for c in CONNECTIVES if text.startswith(c + ","))

@@ -294,7 +294,7 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
             text = monitor_item(units, name=name, turn=turn)
             items.append((text, "monitor", pick.repo, _key(units[:MAX_CITATIONS])))
         else:
-            write = deprecation_item if kind == "deprecation" else capability_item
-            items.append((write(unit, name=name), "plan", pick.repo, _key([unit])))
+            plan = deprecation_item if kind == "deprecation" else capability_item
+            items.append((plan(unit, name=name), "plan", pick.repo, _key([unit])))
     items.sort(key=lambda item: _ORDER[item[1]])
     return items

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 from digest.check.proofread import proofread_sentences
@@ -125,7 +125,7 @@ def cite_capped(*activities: Activity, limit: int = MAX_CITATIONS) -> str:
     return cite(*unique[:limit])
 
 
-def _since_original(event_landed, original_landed) -> str:
+def _since_original(event_landed: datetime, original_landed: datetime) -> str:
     """How long after the change it undoes a back-out landed, as the real gap says it:
     "minutes after", "an hour after", "five hours after", "hours after" (ten or more: a
     count in digits would be a number no source states), "a day after"."""

@@ -176,12 +176,11 @@ def summary_sentences(
         topics = _topic_counts(pick)[:max_topics]
         # Topics are worth naming once at least a third of the rest falls in them.
         if topics and sum(n for _, n in topics) * 3 >= rest and rest >= 3:
-            lead = [f"{counted}: {_spread(topics, rest - sum(n for _, n in topics))}"]
+            lead = f"{counted}: {_spread(topics, rest - sum(n for _, n in topics))}"
             tails = _join_distinct(folded)
         else:
             lead, *tails = _join_distinct([(counted, rest), *folded])
-            lead = [lead]
-        first = f"{lead[0]}."
+        first = f"{lead}."
         told = []
         for position, tail in enumerate(tails):
             opening = openings.further(same_kind=False) if not position else PLAIN_OPENING
@@ -202,4 +201,3 @@ def _opened(opening: str, subject: str, predicate: str) -> str:
     if not opening.startswith("{s}") and subject == "It":
         subject = "it"
     return opening.format(s=subject, p=predicate).rstrip() + "."
-

@@ -31,7 +31,6 @@ from digest.english.shapes import (
     coordinated,
     gerund,
     is_adverb,
-    join,
     leading_verb,
     negation_length,
     noun_list,
@@ -48,6 +47,7 @@ from digest.english.words import (
     derived_verb,
     inflect,
     is_identifier,
+    join,
     parts_of_speech,
     third_person_of,
     verb_form,
@@ -97,17 +97,17 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if not words:
         return "makes an untitled change"
     negated = negation_length(words)
-    if negated and (verb := leading_verb(words, negated, loose=True)):
-        return join("stops", gerund(verb.lemma), " ".join(words[verb.end :]))
+    if negated and (stopped := leading_verb(words, negated, loose=True)):
+        return join("stops", gerund(stopped.lemma), " ".join(words[stopped.end :]))
     adverbs = 0
     while adverbs < len(words) - 1 and is_adverb(words[adverbs]):
         adverbs += 1
-    verb = None if noun_list(words) else leading_verb(words, adverbs, loose=bool(adverbs))
-    if verb is None and adverbs:
-        adverbs, verb = 0, leading_verb(words, 0)
-    if verb is not None:
+    found = None if noun_list(words) else leading_verb(words, adverbs, loose=bool(adverbs))
+    if found is None and adverbs:
+        adverbs, found = 0, leading_verb(words, 0)
+    if found is not None:
         lead = " ".join(w.lower() for w in words[:adverbs])
-        return join(lead, third_person(verb.lemma), coordinated(words[verb.end :]))
+        return join(lead, third_person(found.lemma), coordinated(words[found.end :]))
     # A fix's title names the bug: "fix: lazy props reactivity" is no "makes lazy prop
     # reactivity", while "errors should be kept" still makes errors be kept.
     if own := own_subject(words, guess_verb=kind != "fix"):

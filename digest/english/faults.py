@@ -70,7 +70,7 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
             return None  # "lazy props reactivity": no noun to be a subject, a compound noun
         subject = _lowered_opener(subject)
         return join(
-            "fixes", " ".join(subject), title[at - 1] if adverb else "", gerund(verb_lemma(word)),
+            "fixes", " ".join(subject), title[at - 1] if adverb else "", gerund(verb_lemma(word) or word),
             " ".join(title[at + 1 :]),
         )  # fmt: skip
     return None

@@ -148,30 +148,35 @@ def load() -> bool:
 def all_lemmas(word: str) -> dict[str, tuple[str, ...]]:
     """lemminflect.getAllLemmas, its tables loaded by `load`."""
     load()
-    return lemminflect.getAllLemmas(word)
+    found: dict[str, tuple[str, ...]] = lemminflect.getAllLemmas(word)
+    return found
 
 
 def all_lemmas_oov(word: str, upos: str) -> dict[str, tuple[str, ...]]:
     """lemminflect.getAllLemmasOOV (its rules for a word the lexicon lacks)."""
     load()
-    return lemminflect.getAllLemmasOOV(word, upos=upos)
+    found: dict[str, tuple[str, ...]] = lemminflect.getAllLemmasOOV(word, upos=upos)
+    return found
 
 
 def lemma(word: str, upos: str) -> tuple[str, ...]:
     """lemminflect.getLemma."""
     load()
-    return lemminflect.getLemma(word, upos=upos)
+    found: tuple[str, ...] = lemminflect.getLemma(word, upos=upos)
+    return found
 
 
 def all_inflections(lemma_: str, upos: str) -> dict[str, tuple[str, ...]]:
     """lemminflect.getAllInflections, else getAllInflectionsOOV when the lexicon lacks it."""
     load()
-    return lemminflect.getAllInflections(lemma_, upos=upos) or lemminflect.getAllInflectionsOOV(
+    found: dict[str, tuple[str, ...]] = lemminflect.getAllInflections(
         lemma_, upos=upos
-    )
+    ) or lemminflect.getAllInflectionsOOV(lemma_, upos=upos)
+    return found
 
 
 def inflection(lemma_: str, tag: str) -> tuple[str, ...]:
     """lemminflect.getInflection, with its rules for a lemma the lexicon lacks."""
     load()
-    return lemminflect.getInflection(lemma_, tag=tag, inflect_oov=True)
+    found: tuple[str, ...] = lemminflect.getInflection(lemma_, tag=tag, inflect_oov=True)
+    return found

@@ -50,7 +50,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9]|[a-z0-9]")
 @cache
 def lemma(word: str) -> str:
     """A word's dictionary form, so "backed", "backs" and "back" compare equal."""
-    lemmas = getAllLemmas(word)
+    lemmas: dict[str, tuple[str, ...]] = getAllLemmas(word)
     for pos in ("VERB", "NOUN", "ADJ"):
         if pos in lemmas:
             return lemmas[pos][0]
@@ -172,7 +172,9 @@ class Facts:
             return [(None, claim_words(text, ignore=self.name_words))]
         pieces = re.split(f"({pattern})", text, flags=re.I)
         canonical = {n.lower(): n for n in self.configured_names}
-        result = [(None, claim_words(pieces[0], ignore=self.name_words))]
+        result: list[tuple[str | None, set[str]]] = [
+            (None, claim_words(pieces[0], ignore=self.name_words))
+        ]
         for name, claim in zip(pieces[1::2], pieces[2::2], strict=True):
             result.append((canonical[name.lower()], claim_words(claim, ignore=self.name_words)))
         return result

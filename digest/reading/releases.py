@@ -76,7 +76,8 @@ class Release:
     def version(self) -> str | None:
         """The project's own version when it has one, else the first package's."""
         own = [v for p, v in self.versions if p is None]
-        return (own or [v for _, v in self.versions] or [None])[0]
+        found = own or [v for _, v in self.versions]
+        return found[0] if found else None
 
 
 def _plain(version: str) -> str:

@@ -48,8 +48,8 @@ def link_reverts(events: list[Event]) -> list[Event]:
         if event.activity.sha in absorbed:
             continue
         if event.activity.sha in linked:
-            original = linked[event.activity.sha][0]
-            shipped = any(_between(r, original, event.activity) for r in releases)
+            undone = linked[event.activity.sha][0]
+            shipped = any(_between(r, undone, event.activity) for r in releases)
             withdrawn = event.kind == "revert" and not shipped
             event = replace(event, linked=linked[event.activity.sha], withdrawn=withdrawn)
         result.append(event)

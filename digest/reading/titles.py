@@ -172,11 +172,11 @@ def split_title(title: str) -> TitleParts:
             tags.append(match.group("name"))
             text = text[match.end() :]
         elif (match := _COLON_PREFIX.match(text)) and not _REVERT.match(text):
-            areas = [
+            listed = [
                 re.sub(r"\s+backends?$", "", a.strip(), flags=re.I)
                 for a in match.group(1).split(",")
             ]
-            tags += [*areas, *([match.group(2).strip()] if match.group(2) else [])]
+            tags += [*listed, *([match.group(2).strip()] if match.group(2) else [])]
             text = text[match.end() :]
         else:
             break

@@ -15,6 +15,7 @@ import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from digest.english.sentences import split_sentences
 
@@ -41,7 +42,7 @@ _UNQUOTABLE = re.compile(
 _MD = MarkdownIt("commonmark")
 
 
-def _inline_text(token) -> str:
+def _inline_text(token: Token) -> str:
     """An inline token as plain text: code spans keep their backticks, links their words."""
     parts = []
     for child in token.children or ():

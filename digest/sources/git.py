@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import os
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -173,7 +173,7 @@ class GitSource:
                 return True
         return False
 
-    async def _log(self, shas: list[str], *, with_counts: bool) -> AsyncIterator[Commit]:
+    async def _log(self, shas: list[str], *, with_counts: bool) -> AsyncGenerator[Commit, None]:
         """Stream the commits `shas` in their order (see the module docstring); raise
         GitFailed when git fails."""
         queues: list[asyncio.Queue[object]] = []
@@ -214,7 +214,7 @@ class GitSource:
         else:
             queue.put_nowait(_END)
 
-    async def _show(self, shas: list[str], *, with_counts: bool) -> AsyncIterator[Commit]:
+    async def _show(self, shas: list[str], *, with_counts: bool) -> AsyncGenerator[Commit, None]:
         """Stream the commits `shas`, in that order, from one `git log` run."""
         diff = ["--numstat", "-M"] if with_counts else ["-M100%"]  # exact renames need no blobs
         process = await self._start(

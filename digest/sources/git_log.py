@@ -121,7 +121,3 @@ class LogParser:
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
-
-
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")

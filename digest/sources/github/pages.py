@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 import httpx
 
@@ -126,7 +127,7 @@ async def all_files(
 
 
 async def _releases_back_to(
-    api: GitHubApi, http: httpx.AsyncClient, repository: dict, window: Window
+    api: GitHubApi, http: httpx.AsyncClient, repository: dict[str, Any], window: Window
 ) -> list[Release]:
     """The releases published in `window`, from the first page `repository` holds and, while
     the newest-first list has not yet reached commits `RELEASE_LEAD` before the window,
@@ -158,7 +159,7 @@ async def _search(
     *,
     after: str | None,
     releases: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """One search page; with `releases`, the repository's latest releases too."""
     owner, name = api.repo.split("/")
     variables = {

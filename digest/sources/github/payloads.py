@@ -6,7 +6,7 @@ source-independent records (see DESIGN.md, "Raw payloads typed apart from the do
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 PatchStatus = Literal["ADDED", "CHANGED", "COPIED", "DELETED", "MODIFIED", "RENAMED"]
 
@@ -113,7 +113,7 @@ class GraphQLError(TypedDict):
 
 
 class GraphQLResponse(TypedDict):
-    data: NotRequired[dict | None]
+    data: NotRequired[dict[str, Any] | None]
     errors: NotRequired[list[GraphQLError]]
 
 

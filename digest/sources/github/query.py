@@ -81,11 +81,11 @@ def activity_from_pull(repo: str, pull: PullRequest, files: list[ChangedFile]) -
     """Build an Activity from a merged PullRequest node and all its changed files."""
     return Activity(
         repo=repo,
-        sha=(pull["mergeCommit"] or {}).get("oid") or f"pull-{pull['number']}",
+        sha=merge["oid"] if (merge := pull["mergeCommit"]) else f"pull-{pull['number']}",
         number=pull["number"],
         title=pull["title"],
         body=pull["body"] or "",
-        author=(pull["author"] or {}).get("login") or "ghost",
+        author=author["login"] if (author := pull["author"]) else "ghost",
         landed_at=parse_time(pull["mergedAt"] or ""),
         url=pull["url"],
         labels=tuple(label["name"] for label in pull["labels"]["nodes"]),

@@ -19,7 +19,7 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -106,7 +106,7 @@ def _is_moved_repository(location: str, rest_url: str) -> bool:
     return _MOVED.fullmatch(path) is not None
 
 
-def _info(body: dict) -> RepositoryInfo:
+def _info(body: dict[str, Any]) -> RepositoryInfo:
     return RepositoryInfo(
         full_name=str(body["full_name"]),
         name=str(body["name"]),

@@ -90,7 +90,9 @@ class GitHubApi:
         """Whether requests carry a token."""
         return bool(self._token.get_secret_value())
 
-    async def graphql(self, http: httpx.AsyncClient, query: str, variables: dict) -> dict:
+    async def graphql(
+        self, http: httpx.AsyncClient, query: str, variables: dict[str, Any]
+    ) -> dict[str, Any]:
         """The `data` of a GraphQL query; GraphQL errors raise a RemoteError."""
         body = {"query": query, "variables": variables}
         response = await self.request(http, "POST", self.graphql_url, json=body)
