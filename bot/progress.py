@@ -21,12 +21,16 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from digest import pipeline
 from digest.model import Activity, Window
 from digest.sources import Source
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 log = logging.getLogger("wire.progress")
 STEPS = 1000  # the bar's resolution
@@ -99,8 +103,8 @@ class BarReporter:
         self.clock = clock
         self.label = ""
         self._started = 0.0
-        self._bar = None
-        self._task = None
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None  # the bar's one task, set with it
 
     @property
     def shown(self) -> bool:
@@ -137,11 +141,11 @@ class BarReporter:
     def update(self, done: float, records: int) -> None:
         if self._bar is None and self.clock() - self._started >= self.delay:
             self._show()
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=round(done * STEPS), records=records)
 
     def finish(self, records: int) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=STEPS, records=records)
         self.close()
 
@@ -196,7 +200,7 @@ class _Watched:
         self._source = source
         self._on_activity = on_activity
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._source, name)
 
     async def fetch(self, window: Window) -> AsyncIterator[Activity]:
@@ -206,6 +210,17 @@ class _Watched:
         self._on_activity(None)  # this source is done
 
 
+@dataclass
+class _Tally:
+    """What `gather` has seen so far: the sources done, the records, and the span of
+    landing times the current source has yielded."""
+
+    done: int = 0
+    records: int = 0
+    earliest: datetime | None = None
+    latest: datetime | None = None
+
+
 async def gather(
     sources: Iterable[Source], window: Window, *, label: str, reporter: Reporter | None = None
 ) -> list[Activity]:
@@ -213,19 +228,20 @@ async def gather(
     activity arrives (see the module docstring)."""
     sources = list(sources)
     shown = reporter or _current.get() or for_service()
-    state = {"done": 0, "records": 0, "earliest": None, "latest": None}
+    tally = _Tally()
 
     def seen(activity: Activity | None) -> None:
         if activity is None:
-            state.update(done=state["done"] + 1, earliest=None, latest=None)
+            tally.done += 1
+            tally.earliest = tally.latest = None
             part = 0.0
         else:
-            state["records"] += 1
+            tally.records += 1
             moment = activity.landed_at
-            state["earliest"] = min(state["earliest"] or moment, moment)
-            state["latest"] = max(state["latest"] or moment, moment)
-            part = covered(window, state["earliest"], state["latest"])
-        shown.update(min((state["done"] + part) / max(len(sources), 1), 1.0), state["records"])
+            tally.earliest = min(tally.earliest or moment, moment)
+            tally.latest = max(tally.latest or moment, moment)
+            part = covered(window, tally.earliest, tally.latest)
+        shown.update(min((tally.done + part) / max(len(sources), 1), 1.0), tally.records)
 
     shown.start(label)
     try:

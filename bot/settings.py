@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dotenv import dotenv_values
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     InitSettingsSource,
@@ -141,21 +141,20 @@ class Settings(BaseSettings):
         """Every subscription of the file with the table it came from, once each."""
         found = [("subscriptions", seed) for seed in self.subscriptions]
         found += [("demo.subscriptions", seed) for seed in self.demo.subscriptions]
-        seen: set[SubscriptionSeed] = set()
-        return tuple((t, s) for t, s in found if not (s in seen or seen.add(s)))
+        first: dict[SubscriptionSeed, str] = {}  # a seed → the table it came from first
+        for table, seed in found:
+            first.setdefault(seed, table)
+        return tuple((table, seed) for seed, table in first.items())
 
     def enabled_platforms(self) -> tuple[PlatformName, ...]:
         """`platforms` if set, else every chat platform whose token is set (else console)."""
         if self.platforms:
             return self.platforms
-        found: tuple[PlatformName, ...] = tuple(
-            name
-            for name, token in (
-                ("slack", self.slack.bot_token),
-                ("discord", self.discord.bot_token),
-            )
-            if token is not None
-        )
+        tokens: dict[PlatformName, SecretStr | None] = {
+            "slack": self.slack.bot_token,
+            "discord": self.discord.bot_token,
+        }
+        found = tuple(name for name, token in tokens.items() if token is not None)
         return found or ("console",)
 
 
@@ -209,6 +208,7 @@ def load_settings(
     Raises `SettingsError` with one sentence per unknown, missing or wrong setting.
     """
     dotenv = _dotenv(env_file)
+    path: str | Path | None
     if config:
         path, origin = config, config_origin
     elif os.environ.get("WIRE_CONFIG"):
@@ -223,7 +223,8 @@ def load_settings(
     token = _toml_values.set(toml)
     settings = None
     try:
-        settings = Settings(_env_file=env_file, **({"config": path} if path else {}), **overrides)
+        fields: dict[str, Any] = {"config": path} if path else {}
+        settings = Settings(_env_file=env_file, **fields, **overrides)  # type: ignore[call-arg]  # BaseSettings.__init__ takes _env_file; pydantic's dataclass_transform shows mypy the fields only
     except ValidationError as exc:
         for error in exc.errors():
             in_toml = bool(toml) and from_file(error["loc"], toml, dotenv)

@@ -251,8 +251,8 @@ async def run_checks(settings: Settings, projects: WireConfig | None = None) -> 
                 detail=f"{check.detail}; only /wire subscribe OWNER/REPO needs GitHub here",
             )
         checks.append(check)
-    found = [check_webhook_secret(settings), check_weak_secrets(settings)]
-    return checks + [check for check in found if check is not None]
+    secrets = [check_webhook_secret(settings), check_weak_secrets(settings)]
+    return checks + [check for check in secrets if check is not None]
 
 
 @commands.command()

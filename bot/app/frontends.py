@@ -23,7 +23,7 @@ from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.app.web_server import serve, web_application
-from bot.chat.adapters import Adapter, Hub, health_routes
+from bot.chat.adapters import FrontEnd, Hub, health_routes
 from bot.schedule.leader import LOCK_KEY, Leadership
 from bot.settings_sections import HttpSettings
 
@@ -48,7 +48,7 @@ class Frontends:
 
     def __init__(
         self,
-        adapters: Mapping[str, Adapter],
+        adapters: Mapping[str, FrontEnd],
         *,
         hub: Hub,
         http: HttpSettings,
@@ -65,7 +65,7 @@ class Frontends:
             for name, adapter in self.adapters.items()
             if getattr(adapter, "exclusive", False)
         }
-        self._running: dict[str, Adapter] = {}
+        self._running: dict[str, FrontEnd] = {}
         self._web: web.AppRunner | None = None
         self._closed: set[str] = set()  # closed since the last `open`: not closed again
         self._opened = False

@@ -26,10 +26,13 @@ from typing import Any, ClassVar
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+pass_through: type[PassThroughRuntimeParam] | None
 try:  # typer's coercion layer (0.25+): the pass-through needs no pydantic
     from typer._coercion import PassThroughRuntimeParam
+
+    pass_through = PassThroughRuntimeParam
 except ImportError:  # pragma: no cover - an older typer builds no adapter for help
-    PassThroughRuntimeParam = None
+    pass_through = None
 
 
 @dataclass(frozen=True)
@@ -74,12 +77,12 @@ def cheap_help(option: Any) -> Any:
     """
     descriptor = getattr(option, "type_descriptor", None)
     if (
-        PassThroughRuntimeParam is not None
+        pass_through is not None
         and descriptor is not None
         and descriptor.annotation is bool
         and getattr(option, "_runtime_param", False) is None
     ):
-        option._runtime_param = PassThroughRuntimeParam(
+        option._runtime_param = pass_through(
             parameter_info=descriptor.parameter_info, annotation=bool
         )
     return option

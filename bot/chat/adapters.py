@@ -102,11 +102,11 @@ class Hub:
         )
 
 
-class Adapter(Protocol):
-    """A chat platform's adapter (see the module docstring)."""
+class FrontEnd(Protocol):
+    """What receives from outside and answers through the hub: a chat platform's adapter,
+    or the GitHub webhook receiver (`bot.realtime.Realtime`), started by `bot.app.frontends`."""
 
     name: str
-    platform: Platform
     exclusive: bool  # True: one replica at a time runs the front end (see bot.app.frontends)
 
     def mount(self, app: web.Application) -> bool:
@@ -120,6 +120,12 @@ class Adapter(Protocol):
     async def close(self) -> None:
         """Stop receiving and release connections; safe to call twice."""
         ...
+
+
+class Adapter(FrontEnd, Protocol):
+    """A chat platform's adapter (see the module docstring): a front end with a Platform."""
+
+    platform: Platform
 
 
 class ConsoleAdapter:
@@ -142,9 +148,16 @@ class ConsoleAdapter:
         """Nothing to release."""
 
 
-def _load(name: str) -> type:
+class AdapterClass(Protocol):
+    """What `REGISTRY` names: an adapter class, which builds its adapter from the settings."""
+
+    def from_settings(self, settings: Settings) -> Adapter: ...
+
+
+def _load(name: str) -> AdapterClass:
     module, _, attribute = REGISTRY[name].partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    found: AdapterClass = getattr(importlib.import_module(module), attribute)
+    return found
 
 
 def adapters_for(settings: Settings, *, stream: TextIO | None = None) -> dict[str, Adapter]:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from bot.acks.escalate import acknowledge
 from bot.commands import grammar as g
 from bot.commands import kinds, open_replies, parsed
-from bot.commands.config_set import kept, set_in_config
+from bot.commands.config_set import Target, kept, set_in_config
 from bot.commands.listing import list_reply
 from bot.commands.open_door import LookUp, OpenDoor, with_open
 from bot.commands.preview import Previews
@@ -39,6 +39,14 @@ from digest.config import WireConfig
 from digest.errors import WireError
 
 log = logging.getLogger(__name__)
+
+
+class ChannelKeys(TypedDict):
+    """The keyword arguments that name a channel to the store."""
+
+    platform: str
+    workspace: str
+    channel: str
 
 
 _VERBS = {parsed.Unsubscribe: "unsubscribe", parsed.Topics: "topics", parsed.Preview: "preview"}
@@ -118,7 +126,7 @@ class Commands:
 
     # ------------------------------------------------------------ handlers
 
-    def _where(self, ctx: Context) -> dict[str, str]:
+    def _where(self, ctx: Context) -> ChannelKeys:
         return {"platform": ctx.platform, "workspace": ctx.workspace, "channel": ctx.channel}
 
     async def _admitted(
@@ -141,7 +149,9 @@ class Commands:
         opened = (found, target.project) if isinstance(found, OpenProject) else None
         return resolved, opened
 
-    async def _opened_line(self, ctx: Context, opened, topic: str | None, but: str) -> str:
+    async def _opened_line(
+        self, ctx: Context, opened: tuple[OpenProject, str], topic: str | None, but: str
+    ) -> str:
         project, typed = opened
         return open_replies.subscribed(
             project.repo + (f" topic:{topic}" if topic else "") + but,
@@ -218,14 +228,17 @@ class Commands:
             if found in configured and command.kind is None:
                 return kept(self.names.describe(*found))
             repo, topic = found
-            where = dict(**self._where(ctx), repo=repo, topic=topic, kind=command.kind)
-            removed = await self.store.subscriptions.remove(**where)
+            removed = await self.store.subscriptions.remove(
+                **self._where(ctx), repo=repo, topic=topic, kind=command.kind
+            )
             lines.append(
                 kinds.unsubscribed(self.names.describe(repo, topic), command.kind, removed)
             )
         return Reply(text="\n".join(lines), visibility="channel")
 
-    async def _unsubscribe_all(self, ctx: Context, configured: dict) -> Reply:
+    async def _unsubscribe_all(
+        self, ctx: Context, configured: dict[Target, tuple[str, ...]]
+    ) -> Reply:
         """`/wire unsubscribe all`: every subscription chat made; those of the config stay."""
         subs = await self.store.subscriptions.list(**self._where(ctx))
         chat = [s for s in subs if (s.repo, s.topic) not in configured]

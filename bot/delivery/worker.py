@@ -36,6 +36,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot import logs, metrics
 from bot.delivery.attempts import Summary, backoff, default_worker_id, part_key
@@ -122,14 +123,21 @@ class Worker:
                         break
                     claimed = waiting.popleft()
                     task = asyncio.create_task(self._start(claimed, stop))
-                    task.add_done_callback(lambda _, i=claimed.claim.id: self._held.discard(i))
+
+                    def unhold(_: asyncio.Task[Summary], claim_id: int = claimed.claim.id) -> None:
+                        self._held.discard(claim_id)
+
+                    task.add_done_callback(unhold)
                     running.add(task)
                 if not running:
                     break
                 polling = exhausted and len(running) < self.settings.workers
                 arrival = asyncio.ensure_future(self._arrivals.wait()) if polling else None
+                awaited: set[asyncio.Future[Any]] = {*running}
+                if arrival is not None:
+                    awaited.add(arrival)
                 done, _ = await asyncio.wait(
-                    {*running, arrival} - {None},
+                    awaited,
                     timeout=self.settings.poll_interval if polling else None,
                     return_when=asyncio.FIRST_COMPLETED,
                 )
@@ -137,11 +145,11 @@ class Worker:
                     arrival.cancel()
                     done.discard(arrival)
                 running -= done
-                for task in done:
-                    if task.exception() is None:
-                        total += task.result()
+                for finished in done:
+                    if finished.exception() is None:
+                        total += finished.result()
                     elif failure is None:
-                        failure = task.exception()
+                        failure = finished.exception()
                 exhausted = exhausted and bool(running) and bool(done)
                 exhausted = exhausted and not self._arrivals.is_set()
         finally:

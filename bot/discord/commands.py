@@ -34,7 +34,10 @@ KINDS = [
 class Runner(Protocol):
     """What the group needs from the bot: run a command text, and the configuration."""
 
-    config: WireConfig | None
+    @property
+    def config(self) -> WireConfig | None:
+        """The configuration names are completed from (None before the bot is bound)."""
+        ...
 
     async def run(
         self,

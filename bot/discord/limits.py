@@ -105,11 +105,11 @@ def embeds_of(
         raise ValueError(f"footer of {units(footer)} chars exceeds {FOOTER_MAX}")
     if title is not None and units(title) > TITLE_MAX:
         bold = units(title) + 4 <= DESCRIPTION_MAX - FOOTER_MAX  # never split a bold run
-        head = f"**{title}**" if bold else title
-        description = f"{head}\n{description}" if description else head
+        lead = f"**{title}**" if bold else title
+        description = f"{lead}\n{description}" if description else lead
         title = None
-    head = units(title or "") + units(footer or "")
-    first = min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - head)
+    head_units = units(title or "") + units(footer or "")
+    first = min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - head_units)
     embeds: list[Payload] = []
     for i, chunk in enumerate(split_text(description, DESCRIPTION_MAX, first_limit=first)):
         embed: Payload = {"type": "rich", "color": colour}

@@ -15,9 +15,9 @@ discord.py objects.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import discord
 
@@ -35,7 +35,14 @@ class Acked:
 
 
 AckAnswer = Part | Acked | None
-AckHandler = Callable[[str, int, str], Awaitable[AckAnswer]]
+
+
+class AckHandler(Protocol):
+    """Records the ack of `item_id` by the user; what the button then answers."""
+
+    def __call__(self, item_id: str, user_id: int, user_name: str, /) -> Awaitable[AckAnswer]: ...
+
+
 TEMPLATE = re.compile(
     re.escape(ACK_PREFIX) + rf"(?P<item_id>[\x21-\x7e]{{1,{CUSTOM_ID_MAX - len(ACK_PREFIX)}}})"
 )
@@ -48,7 +55,7 @@ def parse_ack_custom_id(custom_id: str) -> str | None:
     return match["item_id"] if match else None
 
 
-class AckButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE):
+class AckButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=TEMPLATE):
     """The Acknowledge button of one action item (unbound: use `ack_button` to get a class
     that knows what to do when pressed)."""
 
@@ -56,7 +63,7 @@ class AckButton(discord.ui.DynamicItem[discord.ui.Button], template=TEMPLATE):
     oncall_role_id: ClassVar[int | None] = None
 
     def __init__(self, item_id: str) -> None:
-        button: discord.ui.Button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=ACK_LABEL, style=discord.ButtonStyle.success, custom_id=ack_custom_id(item_id)
         )
         super().__init__(button)
@@ -104,7 +111,7 @@ def ack_button(on_ack: AckHandler, *, oncall_role_id: int | None = None) -> type
     class BoundAckButton(AckButton, template=TEMPLATE):
         pass
 
-    BoundAckButton.on_ack = staticmethod(on_ack)  # type: ignore[assignment]
+    BoundAckButton.on_ack = staticmethod(on_ack)
     BoundAckButton.oncall_role_id = oncall_role_id
     return BoundAckButton
 

@@ -122,7 +122,7 @@ class OpenWatch:
         candidates = [p for p in projects if not self.config.is_configured(p.repo)]
         gate = asyncio.Semaphore(CONCURRENCY)
 
-        async def check(project: OpenProject) -> bool:
+        async def check(project: OpenProject) -> str | None:
             async with gate:
                 return await self._still_public(project, now, client)
 

@@ -131,11 +131,13 @@ class EventProcessor:
             source = self.source_for(project)
             activities = [a async for a in source.fetch(window)]
         except WireError as error:
-            return await self._later(event, f"reading {project.repo}: {error}")
+            await self._later(event, f"reading {project.repo}: {error}")
+            return None
         found = announced(activities, hint)
         if not found:
             what = f"#{hint.number}" if hint.number is not None else ", ".join(hint.shas)[:80]
-            return await self._later(event, f"{project.repo} {what} is not in its source yet")
+            await self._later(event, f"{project.repo} {what} is not in its source yet")
+            return None
         if self.releases is not None:  # first: the newsdesk marks the changes judged
             await self.releases.judge(found)
         judged = await self.newsdesk.judge(found, via="webhook")

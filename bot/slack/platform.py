@@ -239,10 +239,9 @@ class SlackPlatform:
         self._unanswered.pop(key, None)
         cursor: str | None = None
         for _ in range(HISTORY_PAGES):
-            paging = {"cursor": cursor} if cursor else {}
             try:
                 response = await self.client.conversations_history(
-                    channel=channel, include_all_metadata=True, limit=HISTORY_PAGE, **paging
+                    channel=channel, include_all_metadata=True, limit=HISTORY_PAGE, cursor=cursor
                 )
             except Exception as exc:
                 error = translate_error(exc, method="conversations.history", channel=channel)

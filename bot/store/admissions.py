@@ -20,14 +20,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.open_projects import OpenProject, insert_open_project
 from bot.store.records import Subscription
-from bot.store.subscriptions import same_target, subscription_of
+from bot.store.subscriptions import SubscriptionTarget, same_target, subscription_of
 from bot.store.tables import OpenProjectRow as O
 from bot.store.tables import SubscriptionRow as S
 from bot.store.types import utcnow
@@ -146,7 +146,7 @@ async def _subscribe_one(
     created_by: str,
 ) -> Subscribed:
     repo, topic, kind = what
-    target = dict(
+    target = SubscriptionTarget(
         platform=where.platform,
         workspace=where.workspace,
         channel=where.channel,
@@ -154,7 +154,8 @@ async def _subscribe_one(
         topic=topic,
         kind=kind,
     )
-    full = select(S.__table__).where(same_target(**{**target, "kind": "all"}))
+    full_target: SubscriptionTarget = {**target, "kind": "all"}
+    full = select(S.__table__).where(same_target(**full_target))
     if kind != "all" and (covering := (await conn.execute(full)).first()) is not None:
         return Subscribed(subscription_of(covering), False, False, covered=True)
     insert = insert_for(conn.engine)
@@ -167,13 +168,12 @@ async def _subscribe_one(
     row = (await conn.execute(select(S.__table__).where(same_target(**target)))).one()
     changed = not created and set(row.excludes or ()) != set(excludes)
     if changed:
-        await conn.execute(
-            S.__table__.update().where(S.id == row.id).values(excludes=list(excludes))
-        )
+        await conn.execute(update(S).where(S.id == row.id).values(excludes=list(excludes)))
         row = (await conn.execute(select(S.__table__).where(S.id == row.id))).one()
     replaced: tuple[str, ...] = ()
     if kind == "all":  # the full subscription tells releases and security fixes too
-        narrower = same_target(**{**target, "kind": None}) & (S.kind != "all")
+        any_kind: SubscriptionTarget = {**target, "kind": None}
+        narrower = same_target(**any_kind) & (S.kind != "all")
         replaced = tuple((await conn.execute(select(S.kind).where(narrower))).scalars())
         await conn.execute(delete(S).where(narrower))
     return Subscribed(subscription_of(row), created, changed, replaced=replaced)

@@ -146,7 +146,7 @@ class Bulletins:
         row = ChannelBulletinRow
         query = select(row.platform, row.workspace, row.channel).where(row.enabled.is_(False))
         async with self._db.read() as conn:
-            return {tuple(r) for r in await conn.execute(query)}
+            return {(r.platform, r.workspace, r.channel) for r in await conn.execute(query)}
 
     async def enabled(self, *, platform: str, workspace: str, channel: str) -> bool:
         """Whether the channel gets bulletins (the default is yes)."""

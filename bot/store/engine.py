@@ -157,6 +157,7 @@ def _sqlite_engine(url: URL, *, echo: bool) -> AsyncEngine:
         # One call on aiosqlite's own connection: `exec_driver_sql` would open, run and
         # close a cursor, three round trips to the driver's thread instead of one.
         driver = conn.connection.driver_connection
+        assert driver is not None, "a connection that begins is open"
         await_(driver.execute("BEGIN IMMEDIATE"))
 
     return engine

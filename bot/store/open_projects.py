@@ -12,6 +12,7 @@ admitted again.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -164,7 +165,7 @@ class OpenProjects:
         async with self._db.read() as conn:
             return frozenset((await conn.execute(select(W.key))).scalars())
 
-    async def drop_unfollowed(self, *, before: datetime) -> list[str]:
+    async def drop_unfollowed(self, *, before: datetime) -> builtins.list[str]:
         """Drop every open project last followed before `before`; returns their repositories."""
         async with self._db.begin() as conn:
             query = select(O.repo).where(O.followed_at < before)

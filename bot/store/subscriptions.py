@@ -4,14 +4,26 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypedDict
 
-from sqlalchemy import Row, delete, func, select
+from sqlalchemy import Row, delete, func, select, update
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.records import KINDS, Subscription
 from bot.store.tables import SubscriptionRow as S
 from bot.store.types import utcnow
+
+
+class SubscriptionTarget(TypedDict):
+    """What `same_target` selects by: one channel's subscription to (repo, topic) of `kind`."""
+
+    platform: str
+    workspace: str
+    channel: str
+    repo: str | None
+    topic: str | None
+    kind: str | None
 
 
 def same_target(
@@ -75,7 +87,7 @@ class Subscriptions:
             raise ValueError("a subscription needs a repository, a topic, or both")
         if kind not in KINDS:
             raise ValueError(f"a subscription's kind is one of {', '.join(KINDS)}, not {kind!r}")
-        target = dict(
+        target = SubscriptionTarget(
             platform=platform,
             workspace=workspace,
             channel=channel,
@@ -98,7 +110,7 @@ class Subscriptions:
         """Replace a subscription's exclusions (e.g. ["author:pytorchbot", "topic:docs"])."""
         async with self._db.begin() as conn:
             result = await conn.execute(
-                S.__table__.update().where(S.id == subscription_id).values(excludes=list(excludes))
+                update(S).where(S.id == subscription_id).values(excludes=list(excludes))
             )
         return result.rowcount == 1
 
@@ -114,7 +126,7 @@ class Subscriptions:
     ) -> bool:
         """Unsubscribe from (repo, topic) of `kind`, or of every kind when None; returns
         False when there was no such subscription."""
-        target = dict(
+        target = SubscriptionTarget(
             platform=platform,
             workspace=workspace,
             channel=channel,
@@ -147,7 +159,7 @@ class Subscriptions:
                 if (await conn.execute(select(S.id).where(taken))).first() is not None:
                     await conn.execute(delete(S).where(S.id == row.id))
                 else:
-                    await conn.execute(S.__table__.update().where(S.id == row.id).values(repo=new))
+                    await conn.execute(update(S).where(S.id == row.id).values(repo=new))
                     moved += 1
         return moved
 
