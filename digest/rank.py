@@ -115,7 +115,8 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
         score += weights.deprecation
     if event.ci_gate:
         score += weights.ci_gate
-    if event.security and names_flaw(event.subject):
+    # A fix of a named flaw (an out-of-bounds read) is news, security label or not.
+    if (event.security or event.kind == "fix") and names_flaw(event.subject):
         score += weights.named_flaw
     if event.risk == "high":
         score += weights.risk_high

@@ -11,8 +11,11 @@ product.
 A *security fix* says so: an advisory merged from a private fork ("Merge commit from
 fork", how GitHub lands a security-advisory fix), a GHSA or CVE id, a `security` label
 or conventional scope, or the name of a flaw class (path traversal, XSS, prototype
-pollution, ReDoS, DOM clobbering, "vulnerability", and memory-safety flaws: out-of-bounds
-reads, integer or buffer overflows, use after free).
+pollution, ReDoS, DOM clobbering, "vulnerability") or of a memory-safety flaw (an
+out-of-bounds read, a buffer overflow, a use after free). An integer overflow is one only
+where it guards memory (a size, bounds, an offset or an allocation) or the project's own
+words say what an attacker could do with it ("a malicious file", "crafted input"): an
+integer overflow in arithmetic is a wrong result, not a hole.
 
 *Housekeeping* is counted, never told: release notes and changelogs, translations, the
 people, sponsor and contributor pages.
@@ -121,9 +124,20 @@ _FLAW = re.compile(
     r"|code\s+injection|command\s+injection|SQL\s+injection|open\s+redirect"
     r"|security\s+(fix|advisory|issue|vulnerability)"
     # memory-safety flaws, which an untrusted input (a file, a request) can reach
-    r"|out[- ]of[- ]bounds\s+(read|write|access)|(buffer|heap|integer)\s+overflows?"
+    r"|out[- ]of[- ]bounds\s+(read|write|access)|(buffer|heap)\s+overflows?"
     r"|use[- ]after[- ]free|double[- ]free|null\s+(pointer\s+)?dereference"
     r"|memory\s+corruption)\b",
+    re.I,
+)
+_INTEGER_OVERFLOW = re.compile(r"\b(integer|int\d*|size|pointer)\s+overflows?\b", re.I)
+# What an integer overflow guards when it is a memory-safety flaw.
+_MEMORY_CONTEXT = re.compile(
+    r"\b(bounds?|size\w*|offsets?|alloc\w*|buffers?|lengths?|segments?|indices|index)\b", re.I
+)
+# The project's own words that someone could use the bug against its users.
+_THREAT = re.compile(
+    r"\b(attackers?|malicious|untrusted|crafted|exploit\w*|adversar\w*|vulnerab\w*"
+    r"|security\s+(fix|issue|bug|advisory|audit|finding|hardening))\b",
     re.I,
 )
 # "Add XSS test", "docs: explain CSRF": words about a flaw that fix none.
@@ -143,6 +157,10 @@ def is_security_fix(activity: Activity, subject: str, body: str) -> bool:
     if _NOT_A_FIX.match(title):
         return False
     if _ADVISORY.search(title) or _FLAW.search(subject):
+        return True
+    if _INTEGER_OVERFLOW.search(subject) and (
+        _MEMORY_CONTEXT.search(_INTEGER_OVERFLOW.sub(" ", subject)) or _THREAT.search(body)
+    ):
         return True
     return _ADVISORY.search(body) is not None
 

@@ -198,7 +198,10 @@ def read_change(activity: Activity, project: Project) -> Reading:
         obj=obj.strip(),
         topics=(),
         reverts_title=reverts_title,
+        # No user sees an internal change (tests, CI, tooling, a refactor that says it changes
+        # no behaviour): it breaks nothing of theirs.
         breaking=not undoes
+        and not internal
         and not cleanup
         and not (bump is not None and bump.by_bot)
         and is_breaking(activity, subject, parts.tags, parts.breaking_marker, code=code),

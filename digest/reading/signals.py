@@ -65,7 +65,9 @@ _CLEANUP = re.compile(
 )
 _DEPRECATE_TITLE = re.compile(
     r"^(soft[- ])?deprecate\b|\bmark\w*\b.{0,60}\bas\s+deprecated\b"
-    r"|^add\w*\s+(a\s+)?deprecation\s+(warning|notice)s?\b",
+    r"|^add\w*\s+(a\s+)?deprecation\s+(warning|notice)s?\b"
+    # "warn on deprecated envFile": users of it now see a deprecation warning
+    r"|^(warn|emit\s+a\s+warning)\s+(on|about|when|for)\s+(using\s+)?(the\s+)?deprecated\b",
     re.I,
 )
 # "suggest to deprecate and remove …", "we could deprecate X later": a wish, not a deprecation.
@@ -73,6 +75,14 @@ _DEPRECATE_BODY = re.compile(
     r"(?<![\w-])(?<!\bto\s)(?<!\bcould\s)(?<!\bshould\s)(?<!\bmight\s)(?<!\bwould\s)"
     r"(deprecate|deprecates|deprecating)\s+(?!(and|or)\b)(the\s+)?[`'\"\w-]"
     r"|\b(as|now)\s+deprecated\b|\bdeprecated\s+in\s+favou?r\s+of\b",
+    re.I,
+)
+# Words before a deprecation in its sentence that make it a plan, a condition or history,
+# not what this change does: "will eventually get deprecated", "once X is deprecated",
+# "we plan to deprecate", "X was deprecated in 1.2, so …".
+_NOT_NOW = re.compile(
+    r"\b(will|would|could|should|might|may|to|plan\w*|want\w*|going|eventually|later|future"
+    r"|follow[- ]?up|once|if|when|after|before|until|since|was|were|been|already|previously)\b",
     re.I,
 )
 # Every branch of _DEPRECATE_BODY spells "deprecat": searched first, ten times faster.
@@ -182,7 +192,13 @@ def is_deprecation(subject: str, body: str, title_kind: str | None = None) -> bo
         return True
     if _DEPRECATE_TITLE.search(subject):
         return True
-    return _DEPRECATE_HINT.search(body) is not None and _DEPRECATE_BODY.search(body) is not None
+    if _DEPRECATE_HINT.search(body) is None or _DEPRECATE_BODY.search(body) is None:
+        return False
+    return any(
+        not _NOT_NOW.search(sentence[: m.start()])
+        for sentence in _sentences(body)
+        for m in _DEPRECATE_BODY.finditer(sentence)
+    )
 
 
 def is_ci_gate(activity: Activity, subject: str, body: str, ci_touch: bool) -> bool:
