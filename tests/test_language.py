@@ -229,3 +229,21 @@ def test_one_splitter_for_descriptions_and_for_our_own_prose() -> None:
     ours = "ExecuTorch adds X [1]. uv adds Y [2]."
     assert split_sentences(ours) == [ours]
     assert split_sentences(ours, own_prose=True) == ["ExecuTorch adds X [1].", "uv adds Y [2]."]
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        # an adjective that opens a noun phrase is never conjugated
+        ("Fast path for full contiguous reductions", "adds fast path for full contiguous reductions"),
+        # a name before its version is no verb
+        ("react 19 ssr injection preload link", "adds react 19 ssr injection preload link"),
+        # a participle as an adjective keeps no capital
+        ("Fused quant relu kernel", "adds fused quant relu kernel"),
+        # verbs of change stay verbs, in any tense
+        ("Fixed crash in the loader", "fixes crash in the loader"),
+        ("Record goroutine labels", "records goroutine labels"),
+    ],
+)
+def test_no_noun_phrase_is_read_as_a_verb(title: str, expected: str) -> None:
+    assert clause(title) == expected

@@ -24,6 +24,7 @@ import re
 from functools import lru_cache
 
 from digest.english import lexicon
+from digest.english.clean import given_verb
 from digest.english.faults import fault_statement
 from digest.english.nouns import GENERIC_HEADS, noun_phrase
 from digest.english.numbers import join_words
@@ -105,6 +106,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     found = None if noun_list(words) else leading_verb(words, adverbs, loose=bool(adverbs))
     if found is None and adverbs:
         adverbs, found = 0, leading_verb(words, 0)
+    if found is not None and adverbs == 0 and not given_verb(text):
+        found = None  # "Fast path for X" is no "fasts path": a noun phrase (english.clean)
     if found is not None:
         lead = " ".join(w.lower() for w in words[:adverbs])
         return join(lead, third_person(found.lemma), coordinated(words[found.end :]))

@@ -112,5 +112,6 @@ def common_opener(word: str, *, alone: bool = False) -> bool:
         lowered.split("-")[0] in OPENERS
         or (bool(pos) and pos <= {"ADJ", "ADV"})
         or {"NOUN", "VERB"} <= pos
+        or "VERB" in pos  # a participle as an adjective: "Fused quant kernel", "Encoded URLs"
         or lowered in FAULT_ADJECTIVES
     )

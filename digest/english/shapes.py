@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from digest.english.clean import given_verb
 from digest.english.nouns import ADJECTIVE_PREFIXES, PROBLEM_NOUNS
 from digest.english.words import (
     ARTICLES,
@@ -228,7 +229,7 @@ def split_verb(text: str) -> tuple[str | None, str]:
     """
     words = text.split()
     plain = words and not noun_list(words) and not negation_length(words)
-    verb = leading_verb(words, 0) if plain else None
+    verb = leading_verb(words, 0) if plain and given_verb(text) else None
     # "resolved build options should be kept": a past participle opening a subject.
     if verb is None or (
         verb_form(words[0]) in ("VBD", "VBN") and own_subject(words, guess_verb=False)

@@ -49,7 +49,8 @@ NEGATIONS = ("don't", "do not", "dont", "never", "no longer", "doesn't", "does n
 OPENERS = words(
     "new initial basic better more most minor small further additional improved faster full "
     "generic misc miscellaneous various several multiple extra first final per all some many "
-    "custom manual optional experimental preliminary partial proper simple simpler"
+    "custom manual optional experimental preliminary partial proper simple simpler fast quick "
+    "lazy dark"
 )
 # Closed compounds that titles use as verbs ("Cleanup X" cleans up X); a compound the
 # lexicon does not know at all ("Fallback", "Fixup", "Backout") is read as verb+particle too.

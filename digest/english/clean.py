@@ -1,0 +1,71 @@
+"""The test of a clean sentence: whether the clause built from a title reads as English an
+editor would write, or as a title pasted after a verb.
+
+A clause is clean when it has no parenthetical, no "+" or "&" and no trailing fragment
+taken from the title ("… in", "…"), and when its verb is one the title gave: a title that
+opens with a word the lexicon knows mostly as a noun or an adjective ("Fast path for X",
+"Chunk overflow on Y", "Descending sorts") or not at all ("Zod 4.4.0 compat") is a noun
+phrase, and conjugating that word ("fasts path", "chunks overflow", "descends sorts",
+"zods") writes nonsense. A change whose clause is not clean is counted, not named, or
+named by its quoted title.
+"""
+
+from __future__ import annotations
+
+import re
+
+from digest.english.words import (
+    CHANGE_VERBS,
+    CONJUNCTIONS,
+    DETERMINERS,
+    PARTICLES,
+    PREPOSITIONS,
+    TECH_VERBS,
+    bare,
+    is_identifier,
+    verb_form,
+    verb_lemma,
+)
+
+_CODE = re.compile(r"`[^`]*`")
+# "(update-outdated)", "(take 2)": words in brackets with a space or a word inside, not a
+# call ("foo()") or a tag of code.
+_PARENTHETICAL = re.compile(r"(^|\s)\([^()]*[A-Za-z][^()]*\)")
+_JOINED = re.compile(r"\s[+&]\s|\w\+\w")
+_TRAILING = PREPOSITIONS | CONJUNCTIONS | DETERMINERS
+
+
+def given_verb(title: str) -> bool:
+    """True unless the first word of `title` reads as a verb only by our guess: a
+    participle ("Encoded URLs") or a name before its version ("react 19 SSR"). A verb of
+    change ("Add", "Sync", "Fixed"), or a participle before what only an object opens with
+    ("Typed `approx`"), is the title's verb. Adjectives that open noun phrases ("Fast path
+    for X") are `words.OPENERS`, never verbs."""
+    words = title.split()
+    if not words or is_identifier(words[0]):
+        return False
+    word = bare(words[0]).lower()
+    lemma = verb_lemma(word)
+    if word in CHANGE_VERBS or word in TECH_VERBS or (lemma and lemma in CHANGE_VERBS):
+        return True
+    following = words[1] if len(words) > 1 else ""
+    if following[:1].isdigit():
+        return False  # "react 19 …", "python 3.14 wheels": a name and its version
+    if verb_form(word) == "VBD":
+        lowered = bare(following).lower()
+        return (
+            lowered in DETERMINERS
+            or lowered in PARTICLES
+            or is_identifier(following)
+            or verb_form(following) == "VBG"
+        )
+    return True
+
+
+def is_clean(predicate: str) -> bool:
+    """True when `predicate` has no parenthetical, "+" or "&", or trailing fragment."""
+    prose = _CODE.sub("code", predicate)
+    if _PARENTHETICAL.search(prose) or _JOINED.search(prose):
+        return False
+    last = bare(prose.split()[-1]).lower() if prose.split() else ""
+    return not prose.rstrip().endswith(("…", "...")) and last not in _TRAILING
