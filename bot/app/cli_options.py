@@ -12,17 +12,20 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
 from digest.errors import WireError
 
 if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
     from digest.config import WireConfig
     from digest.model import Window
     from digest.sources import Source
 
+T = TypeVar("T")
 DEFAULT_CONFIGS = (Path("config/wire.toml"), Path("config/wire.example.toml"))
 
 SourceOption = Annotated[
@@ -55,7 +58,7 @@ ConfigOption = Annotated[
 ]
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print one error sentence and exit 2."""
     typer.echo(f"wire: {message}", err=True)
     raise typer.Exit(2)
@@ -105,7 +108,7 @@ def make_window(since: str, until: str | None) -> Window:
     return Window(since=start, until=end)
 
 
-def run_guarded(coro):
+def run_guarded(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine, turning WireErrors into one-sentence failures."""
     import asyncio
 

@@ -40,7 +40,8 @@ MAX_DELAY = 60.0
 
 def backoff_delay(failures: int, *, base: float = BASE_DELAY, cap: float = MAX_DELAY) -> float:
     """Seconds to wait after the `failures`-th failure in a row: base·2^(n-1), capped."""
-    return min(cap, base * 2 ** max(0, failures - 1))
+    doubling: int = 2 ** max(0, failures - 1)
+    return min(cap, base * doubling)
 
 
 def describe_failure(exc: BaseException) -> str:

@@ -51,6 +51,7 @@ from bot.store import Store, upgrade_database
 from bot.web import ArchiveSite, MetricsSite
 from digest.config import Project, WireConfig
 from digest.errors import ConfigError
+from digest.sources import Source
 
 log = logging.getLogger("wire.service")
 
@@ -60,7 +61,7 @@ def source_factory(settings: Settings) -> SourceFor:
     token = settings.github.token.get_secret_value() if settings.github.token else None
     options = {"token": token, "api_url": settings.github.api_url}
 
-    def source_for(project: Project):
+    def source_for(project: Project) -> Source:
         return default_source(project, github_options=options)
 
     return source_for

@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -183,7 +183,7 @@ def console(
         raise typer.Exit(2)
 
 
-def _stdin_lines():
+def _stdin_lines() -> Iterator[str]:
     prompt = sys.stdin.isatty()
     while True:
         if prompt:

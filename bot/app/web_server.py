@@ -39,6 +39,7 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.typedefs import Handler
 
 from bot.settings_sections import HttpSettings
 from digest.errors import WireError
@@ -122,12 +123,13 @@ def _free_port(host: str) -> int | None:
     """A port nothing listens on at `host` just now (the system's pick), or None."""
     try:
         with socket.create_server((host, 0)) as probe:
-            return probe.getsockname()[1]
+            port: int = probe.getsockname()[1]
+            return port
     except OSError:
         return None
 
 
-class _ParseErrors(logging.LoggerAdapter):
+class _ParseErrors(logging.LoggerAdapter[logging.Logger]):
     """aiohttp's server logger, less its traceback for a request it could not parse (a
     control byte in a header, two Content-Types, a request line over 8,190 bytes): aiohttp
     answers those 400 itself, and a stranger's malformed bytes are one warning line."""
@@ -149,7 +151,7 @@ async def _secure(_request: web.BaseRequest, response: web.StreamResponse) -> No
 
 def _guard(timeout: float) -> Any:
     @web.middleware
-    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+    async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         """The handler's answer within `timeout` seconds (else 408), and an upload cut off
         halfway as one warning (else aiohttp logs an ERROR with a traceback)."""
         try:

@@ -34,7 +34,7 @@ from bot.settings import Settings
 from bot.store import OpenProject, Store
 from digest.config import Project, TopicRule, WireConfig
 from digest.errors import WireError
-from digest.model import Window
+from digest.model import Activity, Window
 from digest.reading.classify import classify
 from digest.sources.github.names import is_repository_name
 from digest.sources.github.repository import RepositoryLookup, look_up_repository
@@ -58,7 +58,7 @@ def with_open(config: WireConfig, projects: list[OpenProject]) -> WireConfig:
     return WireConfig(projects=config.projects + extra, digest=config.digest, prose=config.prose)
 
 
-def topics_seen(activities: list, config: WireConfig) -> tuple[str, ...]:
+def topics_seen(activities: list[Activity], config: WireConfig) -> tuple[str, ...]:
     """The automatic topics of `activities`, most frequent first."""
     counts = Counter(t for event in classify(activities, config) for t in event.topics)
     return tuple(name for name, _ in counts.most_common())
@@ -192,7 +192,7 @@ class OpenDoor:
         project = Project(repo=repo, name=repo.split("/", 1)[1], source=f"github:{repo}")
         source = self.source_for(project)
 
-        async def read() -> list:
+        async def read() -> list[Activity]:
             return [a async for a in source.fetch(window)]
 
         try:  # a person waits for the answer: topics are not worth a rate limit's wait

@@ -24,6 +24,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import aiohttp
 import discord
@@ -67,7 +69,13 @@ class LoginFirstPlatform(DiscordPlatform):
     retryable failure: the retry's nonce makes Discord answer with a message it did post).
     discord.py itself waits as long as the connection stays open."""
 
-    def __init__(self, *args, login, timeout: float = 60.0, **kwargs) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        login: Callable[[], Awaitable[None]],
+        timeout: float = 60.0,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._login = login
         self.timeout = timeout
@@ -83,7 +91,7 @@ class LoginFirstPlatform(DiscordPlatform):
             await super().update(channel, message_id, part)
 
     @contextlib.asynccontextmanager
-    async def _answered(self, action: str, channel: str):
+    async def _answered(self, action: str, channel: str) -> AsyncIterator[None]:
         try:
             async with asyncio.timeout(self.timeout):
                 yield

@@ -31,6 +31,9 @@ KINDS = [
 ]
 
 
+Choices = list[app_commands.Choice[str]]  # what an autocomplete callback answers
+
+
 class Runner(Protocol):
     """What the group needs from the bot: run a command text, and the configuration."""
 
@@ -53,7 +56,7 @@ class Runner(Protocol):
         ...
 
 
-def completions(current: str, candidates: Iterable[str]) -> list[app_commands.Choice[str]]:
+def completions(current: str, candidates: Iterable[str]) -> Choices:
     """Choices for the last word of `current` among `candidates` (case-insensitive substring
     match, prefixes first), keeping the words typed before it."""
     head, _, word = current.rpartition(" ")
@@ -103,10 +106,10 @@ class WireGroup(app_commands.Group):
         )
         self.runner = runner
 
-    async def _targets(self, _interaction: discord.Interaction, current: str):
+    async def _targets(self, _interaction: discord.Interaction, current: str) -> Choices:
         return completions(current, target_names(self.runner.config))
 
-    async def _projects(self, _interaction: discord.Interaction, current: str):
+    async def _projects(self, _interaction: discord.Interaction, current: str) -> Choices:
         return completions(current, project_names(self.runner.config))
 
     @app_commands.command(description="Follow a project or topic in this channel")
@@ -129,7 +132,7 @@ class WireGroup(app_commands.Group):
         )
 
     @subscribe.autocomplete("target")
-    async def _subscribe_target(self, interaction: discord.Interaction, current: str):
+    async def _subscribe_target(self, interaction: discord.Interaction, current: str) -> Choices:
         return await self._targets(interaction, current)
 
     @app_commands.command(description="Stop following a project or topic here")
@@ -147,7 +150,7 @@ class WireGroup(app_commands.Group):
         await self.runner.run(interaction, ["unsubscribe", target, kind], changes=True)
 
     @unsubscribe.autocomplete("target")
-    async def _unsubscribe_target(self, interaction: discord.Interaction, current: str):
+    async def _unsubscribe_target(self, interaction: discord.Interaction, current: str) -> Choices:
         return completions(current, ["all", *target_names(self.runner.config)])
 
     @app_commands.command(name="list", description="What this channel follows, and when")
@@ -160,7 +163,7 @@ class WireGroup(app_commands.Group):
         await self.runner.run(interaction, ["topics", project], changes=False)
 
     @topics.autocomplete("project")
-    async def _topics_project(self, interaction: discord.Interaction, current: str):
+    async def _topics_project(self, interaction: discord.Interaction, current: str) -> Choices:
         return await self._projects(interaction, current)
 
     @app_commands.command(description="The story the next digest would post here (only to you)")
@@ -169,7 +172,7 @@ class WireGroup(app_commands.Group):
         await self.runner.run(interaction, ["preview", target], changes=False, slow=True)
 
     @preview.autocomplete("target")
-    async def _preview_target(self, interaction: discord.Interaction, current: str):
+    async def _preview_target(self, interaction: discord.Interaction, current: str) -> Choices:
         return await self._targets(interaction, current)
 
     @app_commands.command(description="When this channel gets its digest")
@@ -183,11 +186,11 @@ class WireGroup(app_commands.Group):
         await self.runner.run(interaction, ["schedule", when, timezone], changes=True)
 
     @schedule.autocomplete("when")
-    async def _schedule_when(self, _interaction: discord.Interaction, current: str):
+    async def _schedule_when(self, _interaction: discord.Interaction, current: str) -> Choices:
         return completions(current, RHYTHMS) if " " not in current else []
 
     @schedule.autocomplete("timezone")
-    async def _schedule_timezone(self, _interaction: discord.Interaction, current: str):
+    async def _schedule_timezone(self, _interaction: discord.Interaction, current: str) -> Choices:
         return completions(current, sorted(g.timezones()))
 
     @app_commands.command(description="Hold digests back for a while (or: off)")
@@ -196,7 +199,7 @@ class WireGroup(app_commands.Group):
         await self.runner.run(interaction, ["mute", duration], changes=True)
 
     @mute.autocomplete("duration")
-    async def _mute_duration(self, _interaction: discord.Interaction, current: str):
+    async def _mute_duration(self, _interaction: discord.Interaction, current: str) -> Choices:
         return completions(current, DURATIONS)
 
     @app_commands.command(description="[immediate] items as they land, ahead of the digest")

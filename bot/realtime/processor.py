@@ -41,7 +41,8 @@ BATCH = 10
 
 def retry_delay(attempts: int) -> float:
     """Seconds before looking again after attempt `attempts`: 5 s, 10 s, … at most 5 min."""
-    return min(300.0, 5.0 * 2 ** max(attempts - 1, 0))
+    doubling: int = 2 ** max(attempts - 1, 0)
+    return min(300.0, 5.0 * doubling)
 
 
 def announced(activities: list[Activity], hint: Hint) -> list[Activity]:

@@ -44,7 +44,8 @@ def trigger_for(spec: str, *, timezone: str) -> CronTrigger:
 
 def next_fire(trigger: CronTrigger, *, after: datetime) -> datetime | None:
     """The first fire time strictly after `after`."""
-    return trigger.get_next_fire_time(None, after + timedelta(microseconds=1))
+    fire: datetime | None = trigger.get_next_fire_time(None, after + timedelta(microseconds=1))
+    return fire
 
 
 def last_fire(trigger: CronTrigger, *, after: datetime, until: datetime) -> datetime | None:

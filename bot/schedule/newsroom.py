@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot import metrics, progress
 from bot.store import Subscription
@@ -79,7 +80,7 @@ def window_for(
     return Window(since=since, until=until) if since < until else None
 
 
-def default_source(project: Project, *, github_options: dict | None = None) -> Source:
+def default_source(project: Project, *, github_options: dict[str, Any] | None = None) -> Source:
     """A project's configured source, else GitHub for its repository."""
     spec = project.source or f"github:{project.repo}"
     options = github_options if spec.startswith("github:") else {}

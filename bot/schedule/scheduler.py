@@ -176,7 +176,7 @@ class Scheduler:
 
     async def _compose(
         self, selection: Selection, window: Window, report: RunReport, reads: SharedReads
-    ):
+    ) -> Story | None:
         try:
             story = await compose_selection(
                 selection, config=self.config, window=window, source_for=reads
@@ -189,7 +189,7 @@ class Scheduler:
         report.composed += 1
         return story
 
-    async def _enqueue(self, story: Story, plan: Plan, *, now: datetime, report: RunReport):
+    async def _enqueue(self, story: Story, plan: Plan, *, now: datetime, report: RunReport) -> None:
         if story.is_empty and not self.settings.deliver_no_news:
             report.skipped_no_news += 1
             return

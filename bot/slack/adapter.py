@@ -137,12 +137,12 @@ class SlackAdapter:
             self._socket = AsyncSocketModeHandler(
                 self.bolt, app_token=self._app_token, logger=log, web_client=self.platform.client
             )
-            await self._socket.connect_async()
+            await self._socket.connect_async()  # type: ignore[no-untyped-call]  # slack_bolt leaves it unannotated
 
     async def close(self) -> None:
         """Disconnect Socket Mode and stop answering; safe to call twice."""
         socket, self._socket = self._socket, None
         self.bolt = None
         if socket is not None:
-            await socket.close_async()
+            await socket.close_async()  # type: ignore[no-untyped-call]  # slack_bolt leaves it unannotated
         await self.platform.close()

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -186,7 +188,7 @@ def build_app(*, client: AsyncWebClient, signing_secret: str | None, hub: Hub) -
     names = UserNames(client)
 
     @app.command(COMMAND)
-    async def wire_command(ack, body, respond) -> None:
+    async def wire_command(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
         await ack()
         with failures_logged(COMMAND):
             reply = await hub.commands.handle(command_text(body), context=command_context(body))
@@ -194,12 +196,16 @@ def build_app(*, client: AsyncWebClient, signing_secret: str | None, hub: Hub) -
                 await respond(**payload)
 
     @app.action(ACK_ACTION_ID)
-    async def acknowledge_button(ack, body, action, respond) -> None:
+    async def acknowledge_button(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
+    ) -> None:
         await ack()
         with failures_logged("Acknowledge button"):
             await _press(body, action, respond)
 
-    async def _press(body, action, respond) -> None:
+    async def _press(
+        body: Mapping[str, Any], action: Mapping[str, Any], respond: AsyncRespond
+    ) -> None:
         request = button_ack(body, action)
         if request is None:
             return
@@ -217,11 +223,11 @@ def build_app(*, client: AsyncWebClient, signing_secret: str | None, hub: Hub) -
             await respond(text=answer, response_type="ephemeral", replace_original=False)
 
     @app.event("reaction_added")
-    async def acknowledge_reaction(event) -> None:  # bolt acks events before this runs
+    async def acknowledge_reaction(event: dict[str, Any]) -> None:  # bolt acks events first
         with failures_logged("reaction_added"):
             await _reaction(event)
 
-    async def _reaction(event) -> None:
+    async def _reaction(event: Mapping[str, Any]) -> None:
         item = _object(event.get("item"))
         if not is_ack_reaction(str(event.get("reaction") or "")) or item.get("type") != "message":
             return
@@ -241,7 +247,7 @@ def build_app(*, client: AsyncWebClient, signing_secret: str | None, hub: Hub) -
         )
 
     @app.error
-    async def log_error(error: Exception, body: dict) -> None:
+    async def log_error(error: Exception, body: dict[str, Any]) -> None:
         """What bolt itself raised before a listener ran; one line."""
         named = str(body.get("type") or body.get("command") or "request")[:100]
         kind = "".join(c if c.isprintable() else "?" for c in named)  # one line, always

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -88,7 +89,7 @@ class CountedRateLimitRetry(AsyncRateLimitErrorRetryHandler):
     """slack-sdk's retry after a 429, counting the 429 (`bot.metrics`); a 429 it does not
     retry surfaces as an error and is counted by `translate_error`."""
 
-    async def prepare_for_next_attempt_async(self, **kwargs) -> None:
+    async def prepare_for_next_attempt_async(self, **kwargs: Any) -> None:
         metrics.rate_limited("slack")
         await super().prepare_for_next_attempt_async(**kwargs)
 
@@ -110,7 +111,9 @@ def attach_retry_handlers(client: AsyncWebClient) -> AsyncWebClient:
     return client
 
 
-def slack_client(token: str, *, base_url: str = "https://slack.com/api/", timeout: int = 30):
+def slack_client(
+    token: str, *, base_url: str = "https://slack.com/api/", timeout: int = 30
+) -> AsyncWebClient:
     """An AsyncWebClient with the default retry handlers."""
     return AsyncWebClient(
         token=token, base_url=base_url, timeout=timeout, retry_handlers=default_retry_handlers()
@@ -206,7 +209,7 @@ class SlackPlatform:
         except Exception as exc:
             raise translate_error(exc, method="chat.update", channel=channel) from exc
 
-    async def _send(self, channel: str, message: SlackMessage, thread: str | None, key: str):
+    async def _send(self, channel: str, message: SlackMessage, thread: str | None, key: str) -> str:
         if key in self._sent:
             return self._sent[key]
         try:
@@ -258,7 +261,7 @@ class SlackPlatform:
             if key in self._sent or not response.get("has_more") or not cursor:
                 return
 
-    def _learn(self, messages: list) -> None:
+    def _learn(self, messages: list[dict[str, Any]]) -> None:
         for message in messages:
             metadata = message.get("metadata") or {}
             key = (metadata.get("event_payload") or {}).get("key")

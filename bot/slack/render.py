@@ -17,7 +17,7 @@ so nothing but `<!subteam^ID>` of the configured on-call group (reminders) and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from bot.delivery.parts import (
@@ -57,7 +57,7 @@ from bot.slack.limits import (
 from digest.model import CITATION, ActionItem, Reference, cited_numbers
 
 
-def _cite_links(references: Sequence[Reference]):
+def _cite_links(references: Sequence[Reference]) -> Callable[[re.Match[str]], str]:
     """A `re.sub` replacement turning "[n]" into "[<url|n>]" for the known references."""
     urls = {ref.n: slack_link_target(ref.url) for ref in references}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
-from sqlalchemy import exists, select
+from sqlalchemy import ColumnElement, exists, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.database import Database
@@ -101,7 +101,9 @@ class Acks:
         where = (P.message_id == message_id) & P.item_id.is_not(None)
         return await self._newest(where, platform=platform, channel=channel)
 
-    async def _newest(self, where, *, platform: str, channel: str) -> ItemMessage | None:
+    async def _newest(
+        self, where: ColumnElement[bool], *, platform: str, channel: str
+    ) -> ItemMessage | None:
         query = (
             select(*ITEM_COLUMNS)
             .join(D, D.id == P.delivery_id)

@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from sqlalchemy import Select, func, select, true
+from sqlalchemy import func, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.tables import StoryRepoRow as SR
 from bot.store.tables import StoryRow as S
+from bot.store.types import AnySelect
 from digest.model import Story
 
 
@@ -56,8 +57,8 @@ class StoryArchive:
 
     @staticmethod
     def _where(
-        query: Select, *, repo: str | None, topic: str | None, hidden: Collection[str]
-    ) -> Select:
+        query: AnySelect, *, repo: str | None, topic: str | None, hidden: Collection[str]
+    ) -> AnySelect:
         # Uncorrelated subqueries over story_repos' index, and the rest of the filter on
         # ix_stories_listed, which covers it: a count reads no story row.
         query = query.where(S.listed == true())

@@ -5,17 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import select
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.records import ChannelSettings
 from bot.store.tables import ChannelSettingsRow as C
+from bot.store.types import AnyRow
 
 _UNSET: Any = object()
 
 
-def _record(row: Row) -> ChannelSettings:
+def _record(row: AnyRow) -> ChannelSettings:
     return ChannelSettings(**row._asdict())
 
 

@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Collection
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, or_, select, update
+from sqlalchemy import Update, and_, bindparam, or_, select, update
 
 from bot.errors import LeaseLostError, UnknownDeliveryError
 from bot.store.database import Database
@@ -256,7 +256,7 @@ class Deliveries:
             if (await conn.execute(statement)).rowcount != 1:
                 raise UnknownDeliveryError(delivery_id)
 
-    def _mine(self, delivery_id: int, worker_id: str):
+    def _mine(self, delivery_id: int, worker_id: str) -> Update:
         return update(D).where(
             (D.id == delivery_id) & (D.claimed_by == worker_id) & (D.state == "in_progress")
         )

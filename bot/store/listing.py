@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import Row, func, select
+from sqlalchemy import func, select
 
 from bot.store.database import Database
 from bot.store.records import DeliveryInfo
 from bot.store.tables import DELIVERY_STATES, StoryRow
 from bot.store.tables import DeliveryRow as D
 from bot.store.tables import PostedPartRow as P
+from bot.store.types import AnyRow, AnySelect
 
 
 def _headline(raw: str) -> str:
@@ -20,7 +21,7 @@ def _headline(raw: str) -> str:
         return ""
 
 
-def _info(row: Row) -> DeliveryInfo:
+def _info(row: AnyRow) -> DeliveryInfo:
     values = row._asdict()
     values["headline"] = _headline(values.pop("story_json"))
     return DeliveryInfo(**values)
@@ -32,7 +33,7 @@ class DeliveryListing:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def _query(self):
+    def _query(self) -> AnySelect:
         posted = (
             select(func.count(P.id))
             .where(P.delivery_id == D.id)

@@ -17,14 +17,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from sqlalchemy import Row, delete, func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.tables import OpenProjectRow as O
 from bot.store.tables import WithdrawnRepoRow as W
-from bot.store.types import utcnow
+from bot.store.types import AnyRow, utcnow
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ async def insert_open_project(conn: AsyncConnection, project: OpenProject) -> bo
     return created
 
 
-def _record(row: Row) -> OpenProject:
+def _record(row: AnyRow) -> OpenProject:
     return OpenProject(
         repo=row.repo,
         name=row.name,

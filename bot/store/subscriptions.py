@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypedDict
 
-from sqlalchemy import Row, delete, func, select, update
+from sqlalchemy import ColumnElement, delete, func, select, update
 
 from bot.store.database import Database
 from bot.store.engine import insert_for
 from bot.store.records import KINDS, Subscription
 from bot.store.tables import SubscriptionRow as S
-from bot.store.types import utcnow
+from bot.store.types import AnyRow, utcnow
 
 
 class SubscriptionTarget(TypedDict):
@@ -34,7 +34,7 @@ def same_target(
     repo: str | None,
     topic: str | None,
     kind: str | None = "all",
-):
+) -> ColumnElement[bool]:
     """The condition that selects one channel's subscription to (repo, topic) of `kind`
     (None: of any kind)."""
     condition = (
@@ -47,7 +47,7 @@ def same_target(
     return condition if kind is None else condition & (S.kind == kind)
 
 
-def subscription_of(row: Row) -> Subscription:
+def subscription_of(row: AnyRow) -> Subscription:
     """The record of one subscriptions row."""
     return Subscription(
         id=row.id,

@@ -1,13 +1,18 @@
-"""Column types shared by the tables: UTC timestamps that read back timezone-aware on every backend."""
+"""Types shared by the store: UTC timestamps that read back timezone-aware on every
+backend, and a row and a SELECT of any columns."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime
+from sqlalchemy import DateTime, Row, Select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
+
+# A result row, and a SELECT, of any columns
+AnyRow = Row[*tuple[Any, ...]]
+AnySelect = Select[*tuple[Any, ...]]
 
 
 def utcnow() -> datetime:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from importlib import resources
+from typing import Any
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -119,7 +120,12 @@ class ArchiveSite:
         return True
 
     def _respond(
-        self, request: web.Request, body: str, *, status: int = 200, content_type="text/html"
+        self,
+        request: web.Request,
+        body: str,
+        *,
+        status: int = 200,
+        content_type: str = "text/html",
     ) -> web.Response:
         response = web.Response(
             text=body, status=status, content_type=content_type, charset="utf-8"
@@ -129,7 +135,9 @@ class ArchiveSite:
         self.access.remember(request, response)
         return response
 
-    def render(self, request: web.Request, name: str, *, status: int = 200, **context):
+    def render(
+        self, request: web.Request, name: str, *, status: int = 200, **context: Any
+    ) -> web.Response:
         """An HTML response from template `name`."""
         html = self.env.get_template(name).render(**context)
         return self._respond(request, html, status=status)
@@ -191,7 +199,7 @@ class ArchiveSite:
             older=link(page + 1) if found.more else None,
         )
 
-    async def _topics(self, hidden: frozenset[str], projects) -> list[str]:
+    async def _topics(self, hidden: frozenset[str], projects: list[Project]) -> list[str]:
         """The topics to filter by: those of the visible projects and of listed stories
         (read from the store at most once a minute)."""
         cached = self._topic_cache.get(hidden)

@@ -8,6 +8,7 @@ A reference links out only when its URL is http(s).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,7 +37,7 @@ def cited(text: str, refs: Iterable[int], *, known: Iterable[int]) -> Markup:
     `refs` that the text does not carry inline appended."""
     numbers = set(known)
 
-    def link(match) -> str:
+    def link(match: re.Match[str]) -> str:
         n = int(match.group(1))
         return _cite_link(n) if n in numbers else match.group(0)
 

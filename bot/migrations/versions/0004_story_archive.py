@@ -12,6 +12,7 @@ Create Date: 2026-12-03
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -22,7 +23,7 @@ branch_labels = None
 depends_on = None
 
 
-def _listed(story: dict) -> bool:
+def _listed(story: dict[str, Any]) -> bool:
     """Shown in the archive: it has news, and its checks passed (or never ran)."""
     checks = story.get("checks") or {}
     return bool(story.get("references")) and not checks.get("problems")
