@@ -184,6 +184,13 @@ def same_change(one: Event, other: Event) -> bool:
     return not differ and jaccard(mine, theirs) >= SAME_TITLE_SIMILARITY
 
 
+def nameable(event: Event) -> bool:
+    """True for a change a story may name: its sentence reads cleanly (`Event.clean`), or
+    readers must hear of it (must-act, a release) however its title reads. Others are
+    counted, unless one leads."""
+    return event.clean or event.must_act or event.release is not None
+
+
 def group_units(
     ranked: list[tuple[Event, float]],
     *,
@@ -233,7 +240,7 @@ def group_units(
             used.add(event.activity.sha)
             acting = sum(u.lead.must_act for u in top)
             capped = max_must_act is not None and event.must_act and acting >= max_must_act
-            if len(top) < per_project and not capped:
+            if len(top) < per_project and not capped and (nameable(event) or not top):
                 # Related changes share a sentence only when there are more than fit.
                 crowded = len(candidates) > per_project
                 alike = RELATED_TITLE_SIMILARITY if crowded else SAME_TITLE_SIMILARITY

@@ -14,7 +14,7 @@ from digest.english.numbers import COUNT_WORDS
 from digest.english.similarity import content_words, jaccard
 from digest.model import Story
 from digest.reading.event import Event
-from digest.select import folds_trivia, split_news
+from digest.select import folds_trivia, nameable, split_news
 
 REDUNDANT_PAIR = 0.5
 
@@ -35,7 +35,11 @@ def coverage(story: Story, ranking: list[tuple[Event, float]]) -> tuple[float, f
     by_repo: dict[str, list[Event]] = {}
     for event in events:
         by_repo.setdefault(event.repo, []).append(event)
-    top = [e for group in by_repo.values() for e in split_news(group, fold_trivia=fold)[0][:3]]
+    top = [
+        e
+        for group in by_repo.values()
+        for e in [e for e in split_news(group, fold_trivia=fold)[0] if nameable(e)][:3]
+    ]
     coverage = sum(map(is_cited, top)) / len(top) if top else 1.0
     must = [event for event in events if event.must_act]
     # A revert or reland no sentence cites may be counted instead ("backs out or relands 12

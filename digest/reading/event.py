@@ -7,6 +7,7 @@ from typing import Literal
 
 from digest.config import Project
 from digest.english.clauses import clause
+from digest.english.clean import is_clean
 from digest.model import Activity, Urgency
 from digest.reading.releases import Release
 from digest.reading.signals import Bump
@@ -86,6 +87,15 @@ class Event:
         if self.deprecation or self.new_support:
             return "plan"
         return None
+
+    @property
+    def clean(self) -> bool:
+        """True when this change's clause reads as an editor's English (`english.clean`):
+        no parenthetical, "+" or trailing fragment from its title. A change that is not
+        clean is counted, not named, unless readers must hear of it."""
+        if self.kind in ("revert", "reland", "release", "bump"):
+            return True  # told by phrases of their own, which quote or name them
+        return is_clean(self.predicate)
 
     @property
     def predicate(self) -> str:
