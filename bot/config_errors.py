@@ -154,9 +154,10 @@ def unknown_keys(
                     f"[{name}]: unknown table in {path}; {hint(name, tables, brackets=True)}"
                 )
             continue
-        if tables[name] is None:
+        table = tables[name]
+        if table is None:
             continue
-        model, skip = tables[name]  # type: ignore[misc]
+        model, skip = table
         problems += _walk(value, model, skip=skip, table=name, path=path)
     return problems
 

@@ -207,6 +207,11 @@ class LibraryFloor(logging.Filter):
         return own or record.levelno >= self.level
 
 
+class WireHandler(logging.StreamHandler[TextIO]):
+    """The handler `configure` installs on the root logger, told by its class from the
+    handlers of others (the next call replaces it; a test removes it)."""
+
+
 def configure(
     *,
     level: str = "INFO",
@@ -219,13 +224,12 @@ def configure(
     Other packages' records pass from `libraries` up (default: WARNING, or DEBUG when
     `level` is DEBUG). Replaces the handlers a previous call installed."""
     root = logging.getLogger()
-    for old in [h for h in root.handlers if getattr(h, "_wire", False)]:
+    for old in [h for h in root.handlers if isinstance(h, WireHandler)]:
         root.removeHandler(old)
-    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler = WireHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(formatter(format, secrets=secrets))
     floor = libraries or ("DEBUG" if level == "DEBUG" else "WARNING")
     handler.addFilter(LibraryFloor(max(logging.getLevelName(floor), logging.getLevelName(level))))
-    handler._wire = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(level)
     for name in QUIET_LOGGERS:

@@ -20,6 +20,7 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
+from bot.logs import WireHandler
 from bot.store import Store, upgrade_database
 from digest.model import ActionItem, CheckFigures, Reference, Sentence, Story, Window, stable_id
 from tests.discord_loopback import loopback  # noqa: F401  (a fixture of the Discord tests)
@@ -280,6 +281,6 @@ def captured() -> Iterator[io.StringIO]:
     level = logging.getLogger().level
     yield stream
     root = logging.getLogger()
-    for handler in [h for h in root.handlers if getattr(h, "_wire", False)]:
+    for handler in [h for h in root.handlers if isinstance(h, WireHandler)]:
         root.removeHandler(handler)
     root.setLevel(level)

@@ -243,9 +243,10 @@ class DiscordAdapter:
                 return
             if self.bot.client.is_closed():
                 self._renew()
-            token = self.settings.bot_token.get_secret_value()  # type: ignore[union-attr]
+            token = self.settings.bot_token
+            assert token is not None, "__init__ refuses settings without a bot token"
             try:
-                await self.bot.client.login(token)
+                await self.bot.client.login(token.get_secret_value())
             except discord.LoginFailure:
                 await self.bot.client.close()  # so the next attempt starts from a new client
                 raise TokenRefused(
