@@ -228,6 +228,8 @@ def group_units(
         news, bumps, trivia = split_news([e for e, _ in events], fold_trivia=fold_trivia)
         told = {id(e) for e in news}
         candidates = [pair for pair in events if id(pair[0]) in told]
+        # A change that can be named cleanly leads before one that cannot, whatever its rank.
+        candidates.sort(key=lambda pair: not nameable(pair[0]))
         scores = {e.activity.sha: score for e, score in candidates}
         words = {e.activity.sha: _title_words(e) for e, _ in candidates}
         used: set[str] = set()

@@ -1,0 +1,30 @@
+"""A change is named only when its sentence comes out clean (docs/DIGEST.md, "The naming
+test"); otherwise it is counted, unless it leads or readers must hear of it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from digest.compose import compose
+from digest.config import WireConfig
+from digest.model import Window
+from tests.test_audience import START, USERS, change
+
+
+def test_a_change_whose_sentence_would_paste_title_fragments_is_counted_not_named() -> None:
+    activity = [
+        change("Add streaming decoder for large files", "src/decoder.py", n=1),
+        change("Add widget export (experimental, behind a flag)", "src/export.py", n=2),
+        change("Add cat op + ValueList graph support", "src/ops.py", n=3),
+        change("Improve error messages of the parser", "src/parser.py", n=4),
+    ]
+    window = Window(since=START, until=START + timedelta(days=1))
+    story = compose(activity, config=WireConfig(projects=[USERS]), window=window)
+    text = " ".join(s.text for s in story.body)
+    assert "streaming decoder" in text and "error messages" in text
+    assert "(experimental" not in text and "+" not in text
+    assert {r.title for r in story.references} == {
+        "Add streaming decoder for large files",
+        "Improve error messages of the parser",
+    }
+    assert "two more changes" in text  # counted, not dropped
