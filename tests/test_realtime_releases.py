@@ -21,7 +21,7 @@ from digest.model import Activity, Story, Window
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY
 from tests.slack_requests import demo_config
-from tests.test_source_git import Clone, _hermetic_git  # noqa: F401  (autouse)
+from tests.test_source_git import Clone, hermetic_git  # noqa: F401  (autouse)
 
 VITE = ACTIVITY / "vitejs-vite-2026-q2.jsonl"
 SVELTE = ACTIVITY / "sveltejs-svelte-2026-q2.jsonl"

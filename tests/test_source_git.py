@@ -26,7 +26,7 @@ PNG_BYTES = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x01\x00"
 
 
 @pytest.fixture(autouse=True)
-def _hermetic_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def hermetic_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No user or system git configuration leaks into the repositories or the source."""
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

@@ -9,7 +9,7 @@ from digest.config import WireConfig
 from digest.reading.classify import classify
 from digest.sources.git import GitSource
 from digest.sources.git_tags import tags_in
-from tests.test_source_git import WINDOW, Clone, _hermetic_git, git, read  # noqa: F401
+from tests.test_source_git import WINDOW, Clone, git, hermetic_git, read  # noqa: F401
 
 
 def test_only_version_tags_of_the_window_are_releases() -> None:
