@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, timedelta
 from functools import cache
 
+import pytest
+
 from digest.check import check_story
 from digest.compose import compose
 from digest.model import Activity, Sentence, Window, cited_numbers
@@ -47,14 +49,31 @@ def test_a_quotation_that_restates_the_title_is_left_out() -> None:
     assert quotation("Add the widget cache to the store.", "Add widget cache to the store") is None
 
 
-def test_a_long_reason_is_cut_at_a_clause_and_marked() -> None:
+def test_a_reason_too_long_to_quote_whole_is_never_cut_before_its_point() -> None:
     reason = (
         "The old fixed retry pattern was too short for CI, where consolidation can take "
         "minutes to finish and the nodes come back only after every pod on them is gone"
     )
-    said = quotation(reason, "Refactor smoke helpers")
-    assert said == "The old fixed retry pattern was too short for CI…"
-    assert len(said.split()) <= MAX_QUOTE_WORDS
+    assert len(reason.split()) > MAX_QUOTE_WORDS
+    assert quotation(reason, "Refactor smoke helpers") is None
+    shorter = "The old fixed retry pattern failed in CI, where consolidation takes minutes."
+    assert quotation(f"{reason}. {shorter}", "Refactor smoke helpers") == shorter.rstrip(".")
+
+
+@pytest.mark.parametrize(
+    "aside",
+    [
+        "I am not 100% sure why this code was originally written in this way at all.",
+        "This is intended for the next commit, which moves the fixtures elsewhere.",
+        "This PR was authored with the assistance of a coding assistant for the tests.",
+        "See the inline comments for the rationale behind each of the new checks.",
+        "This is part of the implementation of the proposal for faster queries.",
+        "Temporary debug commit to surface what the deploy service is returning now.",
+        "The rest of the change follows from the example below and the new flag:",
+    ],
+)
+def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:
+    assert quotation(aside, "Refactor smoke helpers") is None
 
 
 def _activity(body: str) -> Activity:

@@ -3,9 +3,11 @@
 A title says what; the description often says why. `stated_reason(body)` reads the body's
 Markdown (markdown-it-py) and takes a sentence of a "Why", "Motivation", "Impact",
 "Problem", "Context" or "Summary" section, of an `**Impact:**` line, or else of the first
-prose paragraph: the first that says what the change lets, allows, enables or prevents,
-else the first; `quotation` cuts it to at most `MAX_QUOTE_WORDS` words, verbatim and
-contiguous, with no Markdown, links, @-mentions or trailers. `plain` is the text a
+prose paragraph: the first that says what the change lets, allows, enables or prevents or
+what went wrong before it, else the first. `quotation` takes a whole sentence of at most
+`MAX_QUOTE_WORDS` words, verbatim, with no Markdown, links, @-mentions or trailers, and
+never an aside, a hedge, a step of a series or a note on how the change was written; a
+sentence too long to quote whole is not cut before its point but left out. `plain` is the text a
 quotation is checked against (`digest.check.claims.quotations`).
 """
 
@@ -20,8 +22,8 @@ from markdown_it.token import Token
 from digest.english.sentences import split_sentences
 
 MAX_QUOTE_WORDS = 25
-# What the composer quotes: short enough to sit inside a sentence.
-QUOTE_WORDS = 20
+# What the composer quotes: a whole sentence short enough to sit inside one of ours.
+QUOTE_WORDS = 25
 _SECTIONS = ("why", "motivation", "impact", "problem", "context", "summary")
 _LABEL = re.compile(r"^(why|motivation|impact|problem|context)\s*:\s*", re.I)
 _LEAD_LABEL = re.compile(r"^(summary|description|details)\s*:\s*", re.I)
@@ -126,10 +128,30 @@ def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list
     return []
 
 
-# Words that say what a change lets happen or stops: a sentence with one of them says why
-# better than a preamble before it ("With the CI in a stable state for a good time, …").
+# Words that say what a change lets happen or stops, or what went wrong before it: a
+# sentence with one of them says why better than a preamble or the mechanics ("With the
+# CI in a stable state for a good time, …", "This adds a new dtype flag used by …").
 # Plain English, the same for every repository.
-_EFFECT = re.compile(r"\b(lets?|allows?|enables?|prevents?)\b", re.I)
+_EFFECT = re.compile(
+    r"\b(lets?|allows?|enables?|prevents?|avoids?|so\s+that|because|otherwise|instead\s+of"
+    r"|regression|crash\w*|fail(s|ed|ing|ures?)?|broke(n)?|faster|slower|leak\w*|users?)\b"
+    r"|\d+(\.\d+)?\s?%",
+    re.I,
+)
+# Sentences that are no reason: the author's asides and hedges, steps of a series,
+# pointers elsewhere, and notes on how the change was written ("I am not 100% sure why
+# …", "This is intended for next commit", "This PR was authored with the assistance of
+# …", "See the inline comments for rationale", "Temporary debug commit …").
+_NOT_A_REASON = re.compile(
+    r"\b(I|I'm|I've|me|my)\b|\bnot\s+(100%\s+)?sure\b|\bseems?\b|\bmaybe\b|\bprobably\b"
+    r"|\b(first|next|second|last|final)\s+(step|commit|pr|part)\b|\bpart\s+(\d+|of\s+(the|a|#))"
+    r"|\bfollow[- ]?up\b|\bintended\s+for\b|\bin\s+preparation\b|\bprecursor\b|\bstacked\b"
+    r"|\bsee\s+(the\s+)?(inline\s+)?(comments?|issue|discussion|above|below|description)\b"
+    r"|\b(authored|written|generated)\s+(with|by)\b|\bassistance\s+of\b"
+    r"|\btemporary\b|\bdebug\s+commit\b|\baccidentally\b|\bwill\s+resolve\s+any\s+conflicts\b"
+    r"|\bthis\s+(pr|change|commit|patch)\s+(is|was)\s+(a|the)\s+(copy|cherry|port|backport)",
+    re.I,
+)
 
 
 def _states_effect(sentence: str) -> bool:
@@ -144,11 +166,11 @@ def _prose(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> str | None:
     """A verbatim piece of the body's stated reason, at most `max_words` words, that says
-    more than the title; a piece cut short ends in "…". None when there is none. The first
+    more than the title, never cut short. None when there is none. The first
     sentence that states an effect is tried first (`reason_sentences`), then the first
     that does not."""
-    found = reason_sentences(body)
-    stating = [r for r in found if _states_effect(r)][:1]
+    found = [r for r in reason_sentences(body) if not _NOT_A_REASON.search(r)]
+    stating = [r for r in found if _states_effect(r)][:2]
     others = [r for r in found if not _states_effect(r)][:1]
     for reason in [*stating, *others]:
         if said := _quotable(reason, title, max_words):
@@ -160,14 +182,11 @@ def _quotable(reason: str, title: str, max_words: int) -> str | None:
     reason = _LEAD_LABEL.sub("", reason)
     if _UNQUOTABLE.search(reason) or reason.count(")") > reason.count("("):
         return None  # markup, or the tail of a sentence split at "e.g." inside a parenthesis
+    if reason.rstrip().endswith(":"):
+        return None  # it introduces what follows (a list, an example): its point is there
     reason = reason.rstrip(".!:;, ")
-    words = reason.split()
-    if len(words) > max_words:
-        cut = " ".join(words[:max_words])
-        clause = max(cut.rfind(", "), cut.rfind("; "), cut.rfind(" — "))
-        if clause < 0 or len(cut[:clause].split()) < 6:
-            return None
-        reason = cut[:clause] + "…"
+    if len(reason.split()) > max_words:
+        return None  # a quotation cut short stops before its point: none at all is better
     if reason.count("(") > reason.count(")"):
         # A parenthesis the cut (or a sentence split at "e.g.") left open: the piece ends
         # before it, so no quotation opens what it never closes.
