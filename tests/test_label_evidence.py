@@ -60,3 +60,25 @@ def test_an_internal_change_breaks_nothing_of_the_users() -> None:
     internal = classify_one(change(removal, "tests/test_runner.py", "ci/run.sh"), USERS)
     assert internal.internal and not internal.breaking
     assert internal.urgency != "immediate"
+
+
+@pytest.mark.parametrize(
+    ("title", "paths", "internal"),
+    [
+        ("[refactor] Move comparison helpers to their own files", ("src/a.py",), True),
+        ("Refactor fixture closure computation", ("src/fixtures.py",), True),
+        ("MAINT: add tests for conj", ("src/core.py", "src/tests/test_conj.py"), True),
+        # a release note says users will read of it, whatever the title's type
+        (
+            "refactor: simplify the option parser",
+            ("src/options.py", ".changeset/soft-moments-exist.md"),
+            False,
+        ),
+        ("chore: tidy scripts", ("src/a.py", "changelog/14608.bugfix.rst"), False),
+        ("Add streaming decoder", ("src/decoder.py",), False),
+    ],
+)
+def test_reworked_code_is_internal_and_a_release_note_is_news(
+    title: str, paths: tuple[str, ...], internal: bool
+) -> None:
+    assert classify_one(change(title, *paths), USERS).internal is internal

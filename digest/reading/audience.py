@@ -40,7 +40,23 @@ _INTERNAL_KINDS = frozenset({"test", "tests", "tst", "ci", "bench", "benchmark",
 _ABOUT_TESTS = re.compile(
     r"^(\w+ly\s+)?(fix|resolve|close|silence|suppress|skip|xfail|mark|disable|re-?enable"
     r"|unskip|deflake|stabili[sz]e)\b"
-    r"[^.]*\b(tests?|test failures?|test suite|flaky)\b(?!\s+(helpers?|utilit))",
+    r"[^.]*\b(tests?|test failures?|test suite|flaky)\b(?!\s+(helpers?|utilit))"
+    # "add tests for conj", "Add more unit tests for X"
+    r"|^add\w*\s+((more|missing|some|new|unit|regression|integration)\s+)*tests?\b",
+    re.I,
+)
+# A title that says the code was reworked, not what users get: "Refactor fixture closure
+# computation", "Clean up unused imports", "Simplify X".
+_REWORKED = re.compile(
+    r"^(refactor\w*|clean\s*up|cleanup|tidy|simplif(y|ies)|reorgani[sz]e"
+    r"|restructure)\b",
+    re.I,
+)
+# An entry for the release notes: a changeset or a news fragment (towncrier) says users
+# will read of the change, whatever its title's type.
+_RELEASE_NOTE = re.compile(
+    r"(^|/)\.changeset/(?!README)[^/]+\.md$"
+    r"|(^|/)(changelog|changelog\.d|changes|newsfragments|news)/[^/]+\.(rst|md|txt)$",
     re.I,
 )
 # Running the project's own tests where they did not run: "Run RISC-V tests with multiple
@@ -94,6 +110,8 @@ def is_internal(activity: Activity, project: Project) -> bool:
         # CI is the product; its own tests are still no one's news.
         paths = [f.path for f in activity.files]
         return about_tests or (bool(paths) and all(is_test_path(p) for p in paths))
+    if any(_RELEASE_NOTE.search(f.path) for f in activity.files):
+        return False
     kind = parts.kind
     first = activity.title.split(maxsplit=1)[0].rstrip(":").lower() if activity.title else ""
     # "TST FIX …", "FIX CI …": any type word of tests, CI or benchmarks says so.
@@ -101,8 +119,12 @@ def is_internal(activity: Activity, project: Project) -> bool:
         return True
     if about_tests or _RUNS_TESTS.match(parts.subject):
         return True
-    # A tag that opens with a type word of tests or CI: "CI GPU run: Remove X".
-    if any(tag.split()[0].lower() in _INTERNAL_KINDS for tag in parts.tags if tag.split()):
+    # A tag that opens with a type word of tests, CI or a rework: "CI GPU run: Remove X",
+    # "[refactor] Move comparison helpers".
+    quiet = _INTERNAL_KINDS | _UNCHANGED_KINDS
+    if any(tag.split()[0].lower() in quiet for tag in parts.tags if tag.split()):
+        return True
+    if _REWORKED.match(parts.subject) and kind not in ("feat", "fix"):
         return True
     paths = [f.path for f in activity.files]
     if not paths:
