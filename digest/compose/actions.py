@@ -24,7 +24,7 @@ from digest.compose.phrases import (
     quoted_title,
     topic_of,
 )
-from digest.compose.release import versions
+from digest.compose.release import breaking_note, versions
 from digest.config import WireConfig, topic_key
 from digest.english.clauses import nominalize
 from digest.english.numbers import count_word
@@ -103,6 +103,8 @@ def breaking_item(units: list[Unit], *, name: str) -> str:
     """ "Check your use of pydantic before upgrading: a breaking change drops support for
     Python 3.9 [1]"; a backend's breaking change names the backend."""
     event = units[0].lead
+    if event.release is not None:  # a release says it breaks: what its notes list, counted
+        return f"Check your use of {name} before upgrading: {breaking_note(units[0])} {_cite_each(units)}"
     topic = topic_of(event)
     where = f"{name}'s {topic} backend" if topic and is_backend_area(event, topic) else name
     return (
@@ -156,7 +158,7 @@ def monitor_item(units: list[Unit], *, name: str, turn: int = 0) -> str:
     return _WATCH[turn % len(_WATCH)].format(where=where) + f"{what}{marker}"
 
 
-def deprecation_item(unit: Unit, *, name: str) -> str:
+def deprecation_item(unit: Unit, *, name: str) -> str | None:
     """ "Plan to move off what ExecuTorch deprecates: the change deprecates the legacy …"."""
     event = unit.lead
     return (
@@ -198,14 +200,20 @@ def _partial(words: list[str]) -> bool:
 _QUOTED_WORDS = 16
 
 
-def capability_item(unit: Unit, *, name: str) -> str:
+# Verbs that give users something new: only then is there a setting to consider.
+_ADDING = frozenset({"add", "introduce", "expose", "support", "implement", "enable"})
+
+
+def capability_item(unit: Unit, *, name: str) -> str | None:
     """What a reader can now do, in the change's own terms: "Try bf16 in ExecuTorch's Arm
-    backend: the change adds bf16 support for …", "Consider the new setting if you
-    configure …", else "Plan to use it if you build on …"; with what its description says
-    it is for, when it says so briefly."""
+    backend: the change adds bf16 support for …", or "Consider the new setting if you
+    configure …" for a setting a change adds; with what its description says it is for,
+    when it says so briefly. None when the change names nothing to try: an item that says
+    "try it" of nothing in particular is a template, not advice."""
     event = unit.lead
     where = place(event, name)
-    if _SETTING.search(event.obj):
+    adds = event.verb in _ADDING or event.predicate.split(" ", 1)[0] in ("adds", "introduces")
+    if _SETTING.search(event.obj) and adds:
         lead = f"Consider the new setting if you configure {where}"
     elif event.new_support or _SUPPORT.search(event.obj):
         thing = _supported(event)
@@ -214,12 +222,17 @@ def capability_item(unit: Unit, *, name: str) -> str:
         lead = f"Try it in {where}" if stutter else f"Try {thing} in {where}"
     else:
         lead = f"Plan to use it if you build on {where}"
+    # "Try it" and "Plan to use it" name nothing of their own: only a reason the
+    # description gives makes them advice.
+    vague = lead.startswith(("Try it", "Plan to use it"))
     item = f"{lead}: the change {event_predicate(event, max_words=10)}"
     said = quotation(event.body, event.activity.title, max_words=_QUOTED_WORDS)
     quoted = f"{item}; its description says “{said}”" if said and not said.endswith("…") else ""
     names = (name, event.project.name)
     if quoted and reads_well(quoted, event.activity.title, names):
         item = quoted
+    elif vague:
+        return None
     return f"{item} {cite(event.activity)}"
 
 
@@ -295,6 +308,7 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
             items.append((text, "monitor", pick.repo, _key(units[:MAX_CITATIONS])))
         else:
             plan = deprecation_item if kind == "deprecation" else capability_item
-            items.append((plan(unit, name=name), "plan", pick.repo, _key([unit])))
+            if (planned := plan(unit, name=name)) is not None:
+                items.append((planned, "plan", pick.repo, _key([unit])))
     items.sort(key=lambda item: _ORDER[item[1]])
     return items
