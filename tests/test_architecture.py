@@ -5,7 +5,7 @@ and packages of lower rank, never higher. Platforms of the same rank do not impo
 other. `digest` imports nothing of `bot`, and its packages have ranks of their own, in the
 order of the pipeline (`DIGEST_RANKS`): reading a change comes before ranking it, ranking
 before composing, composing before rewriting and printing. No import loop exists between
-modules, and no module of `digest/` outgrows a reader's sitting (`MAX_LINES`).
+modules, and no module outgrows a reader's sitting (`MAX_LINES`).
 Imports under `if TYPE_CHECKING:` are for type checkers only and are not counted.
 """
 
@@ -62,7 +62,9 @@ DIGEST_RANKS = {
     "render": 7,
     "pipeline": 8,
 }
-MAX_LINES = 350
+# A module past this is read in more than one sitting: split it where its concepts part,
+# not at a line count.
+MAX_LINES = 500
 
 
 def module_name(path: Path) -> str:
@@ -194,14 +196,14 @@ def test_the_pipeline_check_sees_an_import_back_up() -> None:
     ]
 
 
-def test_no_digest_module_outgrows_a_sitting() -> None:
+def test_no_module_outgrows_a_sitting() -> None:
     long = {
         name: lines
         for name, path in MODULES.items()
-        if name.startswith("digest")
+        if "migrations" not in name
         and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert long == {}, f"split these modules (over {MAX_LINES} lines): {long}"
+    assert long == {}, f"split these where their concepts part (over {MAX_LINES} lines): {long}"
 
 
 def test_bot_imports_point_down() -> None:
@@ -276,19 +278,6 @@ def test_type_checking_imports_are_not_counted(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bot.app import service\n"
     )
     assert runtime_imports(source) == set()
-
-
-MAX_LINES = 350
-
-
-def test_bot_modules_stay_small() -> None:
-    long = {
-        name: lines
-        for name, path in MODULES.items()
-        if name.startswith("bot.") and "migrations" not in name
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
-    }
-    assert long == {}, f"split these along a seam: {long}"
 
 
 def test_every_name_callers_import_from_a_bot_module_exists() -> None:
