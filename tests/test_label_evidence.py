@@ -82,3 +82,21 @@ def test_reworked_code_is_internal_and_a_release_note_is_news(
     title: str, paths: tuple[str, ...], internal: bool
 ) -> None:
     assert classify_one(change(title, *paths), USERS).internal is internal
+
+
+@pytest.mark.parametrize(
+    ("title", "paths", "trivia"),
+    [
+        ("docs(zh): update translations", ("docs/zh/guide/locales/zh.json",), "translations"),
+        # the code that serves another language is no translation
+        (
+            "fix(i18n): respect trailingSlash in URL helpers",
+            ("packages/astro/src/i18n/utils.ts", ".changeset/brave-dogs.md"),
+            None,
+        ),
+    ],
+)
+def test_translations_are_files_of_another_language_not_its_code(
+    title: str, paths: tuple[str, ...], trivia: str | None
+) -> None:
+    assert classify_one(change(title, *paths), USERS).trivia == trivia

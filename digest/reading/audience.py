@@ -243,8 +243,10 @@ _HOUSEKEEPING_TITLE = re.compile(
 )
 _HOUSEKEEPING_PATH = re.compile(
     r"(^|/)(CHANGELOG[^/]*|CHANGES[^/]*|HISTORY[^/]*|NEWS[^/]*|RELEASE[-_]?NOTES[^/]*)$"
-    r"|(^|/)(locales?|i18n|l10n|translations?|lang)/|(^|/)(sponsors?|people|team|contributors)"
-    r"[^/]*$|(^|/)\.changeset/",
+    # translation files, not the code that serves them ("src/i18n/router.ts" routes)
+    r"|(^|/)(locales?|i18n|l10n|translations?|lang)/([^/]+/)*[^/]+\.(json|ya?ml|po|pot|mo|md|mdx"
+    r"|properties|xliff|xlf|ftl|toml|txt)$"
+    r"|(^|/)(sponsors?|people|team|contributors)[^/]*$|(^|/)\.changeset/",
     re.I,
 )
 
