@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from digest.model import Activity
 from digest.reading.audience import names_flaw
 from digest.reading.event import Event
+from digest.reading.releases import shipped
 from digest.reading.topics import is_build_path, is_doc_path
 
 # New support (an op, a dtype, a device) is what downstream users of a component build on.
@@ -86,17 +87,11 @@ def tier(event: Event) -> int:
 
 def carried(events: list[Event]) -> dict[str, list[Event]]:
     """Each release's changes in the window, by the release's sha: the changes of its
-    repository that landed before it and after the release before it."""
+    repository and product that landed before it and after that product's release before
+    it (`releases.shipped`)."""
     found: dict[str, list[Event]] = {}
-    ordered = sorted(events, key=lambda e: e.activity.landed_at)
-    for repo in {e.repo for e in events}:
-        since: list[Event] = []
-        for event in (e for e in ordered if e.repo == repo):
-            if event.release is not None:
-                found[event.activity.sha] = since
-                since = []
-            else:
-                since.append(event)
+    for repo in {e.repo for e in events if e.release is not None}:
+        found.update(shipped([e for e in events if e.repo == repo]))
     return found
 
 

@@ -19,7 +19,7 @@ from digest.check.proofread import proofread_sentences
 from digest.check.proofread_rules import CONNECTIVES
 from digest.compose.citations import MARKER, cite
 from digest.compose.phrases import area_of, event_predicate, is_backend_area, quoted_title
-from digest.compose.release import cited_releases, release_predicate
+from digest.compose.release import cited_releases, highlight_clause, release_predicate
 from digest.compose.slots import unit_slots
 from digest.config import topic_key
 from digest.english.numbers import count_word, join_words
@@ -169,12 +169,7 @@ def unit_sentence(
     if event.release is not None:
         sentence = opening.format(s=name, p=release_predicate(unit))
         sentence += f" {cite(*(e.activity for e in cited_releases(unit)))}"
-        if unit.highlight is not None:
-            fix = unit.highlight.kind == "fix" or unit.highlight.activity.title.startswith("fix")
-            what = "a fix" if fix else "the change"
-            sentence += f", with {what} that {event_predicate(unit.highlight, max_words=max_words)}"
-            sentence += f" {cite(unit.highlight.activity)}"
-        return f"{sentence}."
+        return f"{sentence}{highlight_clause(unit, name=name, max_words=max_words)}."
     if event.kind == "revert" and event.linked:
         original = event.linked[0]
         when = _since_original(event.activity.landed_at, original.landed_at)

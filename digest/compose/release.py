@@ -1,9 +1,13 @@
 """How a release reads: "vite 8.0.16 is out", "svelte 5.55.6 and 5.55.7 are out with four
-security fixes", "vite ships create-vite 9.1.0".
+security fixes", "vite ships create-vite 9.1.0", "astro ships 12 releases, astro 5.12.3
+among them".
 
 A release unit is its project's releases of the window (`select.Unit.related`) and the
 changes they ship (`Unit.carried`); the sentence says what the releases carry that a
-reader must act on (security fixes, breaking changes), counted.
+reader must act on (security fixes, breaking changes), counted. The headline names the
+project's own versions (or its packages' when it published none of its own, or counts
+them when they are many); the lede names every release by version, a run of one
+product's releases as a range ("0.140.0 to 0.140.13").
 """
 
 from __future__ import annotations
@@ -15,17 +19,20 @@ from digest.compose.phrases import event_predicate
 from digest.compose.slots import unit_slots
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
+from digest.reading.releases import product_of
 from digest.select import Unit
 
 MAX_NAMED_RELEASES = 3
+# A lede names this many products' releases at most; the rest it counts.
+MAX_LEDE_PRODUCTS = 12
+# A headline counts the releases of this many products or more ("ships 12 releases").
+MANY_PRODUCTS = 4
 
 
 def _own(event: Event) -> bool:
     """True for a release of the project itself, one whose title names no version too."""
     release = event.release
-    return release is not None and (
-        not release.versions or any(p is None for p, _ in release.versions)
-    )
+    return release is not None and None in release.products
 
 
 def cited_releases(unit: Unit) -> list[Event]:
@@ -39,7 +46,7 @@ def cited_releases(unit: Unit) -> list[Event]:
     for event in reversed(events):
         if len(chosen) >= MAX_NAMED_RELEASES:
             break
-        names = {p for p, _ in event.release.versions if p} if event.release else set()
+        names = {p for p in event.release.products if p} if event.release else set()
         if not _own(event) and not names <= packages:
             packages |= names
             chosen.append(event)
@@ -55,31 +62,117 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
     for event in cited_releases(unit):
         for package, version in event.release.versions if event.release else ():
             target = own if package is None else packages
-            text = version if package is None else f"{package} {version}"
+            text = version if package is None else f"{_name(package)} {version}"
             text += " (prerelease)" if event.release and event.release.prerelease else ""
             if text not in target:
                 target.append(text)
+        for package in event.release.packages if event.release else ():
+            if package is not None and _versionless(package) not in packages:
+                packages.append(_versionless(package))
     own = sorted(own, key=_order)
-    every = {
-        v
-        for e in (unit.lead, *unit.related)
-        if e.release
-        for p, v in e.release.versions
-        if p is None
-    }
-    if len(every) > len(own) == 2:
+    if len(_every(unit).get(None, ())) > len(own) == 2:
         own = [f"{own[0]} to {own[1]}"]
     return own, packages
+
+
+def _versionless(package: str) -> str:
+    """A package's release whose version nothing says: "a new pyo3-polars"."""
+    return f"a new {_name(package)}"
+
+
+def _name(package: str) -> str:
+    """A package as prose names it; a scoped one ("@astrojs/node") in a code span, which
+    no reader takes for an @-mention."""
+    return f"`{package}`" if package.startswith("@") else package
+
+
+def _every(unit: Unit) -> dict[str | None, list[tuple[str, bool]]]:
+    """Every product the unit's releases publish, the project's own first and then the
+    packages in the order they first landed, with its versions in order (each with whether
+    GitHub flags it a prerelease); a product whose versions nothing says has none."""
+    events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
+    found: dict[str | None, list[tuple[str, bool]]] = {}
+    if any(_own(e) for e in events):
+        found[None] = []
+    for event in events:
+        release = event.release
+        if release is None:
+            continue
+        for package, version in release.versions:
+            if (version, release.prerelease) not in found.setdefault(package, []):
+                found[package].append((version, release.prerelease))
+        for package in release.packages:
+            found.setdefault(package, [])
+    return {p: sorted(vs, key=lambda v: _order(v[0])) for p, vs in found.items()}
+
+
+def _run(package: str | None, found: list[tuple[str, bool]], *, alone: bool) -> list[str]:
+    """How one product's releases are named: "8.0.16"; "8.0.4" and "8.0.5"; "8.0.4 to
+    8.0.8" for more than `MAX_NAMED_RELEASES`; "create-vite 9.0.4 to 9.0.5" beside other
+    products ("create-vite 9.0.4 and 9.0.5" would blur where the list goes on)."""
+    name = f"{_name(package)} " if package else ""
+    texts = [v + (" (prerelease)" if pre else "") for v, pre in found]
+    if not texts:
+        return [_versionless(package)] if package else []
+    if len(texts) == 1:
+        return [name + texts[0]]
+    if len(texts) <= MAX_NAMED_RELEASES and package is None:
+        return texts
+    if len(texts) <= MAX_NAMED_RELEASES and alone:
+        return [name + join_words(texts)]
+    return [f"{name}{found[0][0]} to {found[-1][0]}"]
+
+
+def release_count(unit: Unit) -> int:
+    """How many releases the unit tells: each version of each product, and each release
+    whose version nothing says."""
+    return sum(max(1, len(found)) for found in _every(unit).values())
+
+
+def all_named(unit: Unit, *, limit: int = MAX_LEDE_PRODUCTS) -> list[str]:
+    """Every release of the unit by version, product by product ("8.0.12", "8.0.13",
+    "plugin-legacy 8.0.2", "create-vite 9.0.7"); beyond `limit` products, the rest counted
+    ("releases of three more packages")."""
+    every = _every(unit)
+    products = list(every.items())
+    shown = products if len(products) <= limit else products[: limit - 1]
+    named = [t for p, found in shown for t in _run(p, found, alone=len(products) == 1)]
+    rest = len(products) - len(shown)
+    if rest:
+        named.append(f"releases of {count_word(rest)} more packages")
+    return named
+
+
+def _headline_named(unit: Unit) -> tuple[list[str], bool]:
+    """What a headline names of the unit's releases, and whether they are the project's own:
+    its own versions when it has some, else its packages'."""
+    every = _every(unit)
+    if every.get(None):
+        return _run(None, every[None], alone=True), True
+    packages = [(p, f) for p, f in every.items() if p is not None]
+    named = [t for p, found in packages for t in _run(p, found, alone=len(packages) == 1)]
+    return named, False
 
 
 def _order(version: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", version))
 
 
+def _breaking(unit: Unit) -> tuple[int, int]:
+    """How many breaking changes the unit's releases carry (of the window) and how many
+    their notes list."""
+    carried = {e.activity.sha: e for e in unit.carried}.values()
+    stated = sum(e.release.breaking for e in (unit.lead, *unit.related) if e.release)
+    return sum(e.breaking and not e.security for e in carried), stated
+
+
 def carrying(unit: Unit) -> str:
-    """ "with four security fixes", "with a breaking change", or ""."""
-    security = sum(e.security for e in unit.carried)
-    breaking = sum(e.breaking and not e.security for e in unit.carried)
+    """ "with four security fixes", "with a breaking change", "with six breaking changes"
+    (as many as the releases' notes list, when they list more than the window shows), or
+    ""."""
+    carried = list({e.activity.sha: e for e in unit.carried}.values())
+    security = sum(e.security for e in carried)
+    breaking = max(_breaking(unit))
     parts = []
     if security:
         parts.append(f"{count_word(security)} security {'fix' if security == 1 else 'fixes'}")
@@ -90,29 +183,80 @@ def carrying(unit: Unit) -> str:
     return f"with {text.replace('one breaking change', 'a breaking change')}" if parts else ""
 
 
+def breaking_note(unit: Unit) -> str:
+    """What a release that says it breaks asks of a reader: "its notes list six breaking
+    changes", "it ships a breaking change", "its notes announce breaking changes"."""
+    carried, stated = _breaking(unit)
+    count = max(carried, stated)
+    if not count:
+        return "its notes announce breaking changes"
+    noun = "a breaking change" if count == 1 else f"{count_word(count)} breaking changes"
+    return f"its notes list {noun}" if stated >= carried else f"it ships {noun}"
+
+
 def release_predicate(
     unit: Unit, *, past: bool = False, carry: bool = True, brief: bool = False
 ) -> str:
     """The verb phrase after the project's name: "8.0.16 is out", "5.55.6 and 5.55.7 are
     out with four security fixes", "ships create-vite 9.1.0"; in the `past` for a lede
-    ("released 8.0.16"). A `brief` phrase (headline, lede) names the project's own
-    versions alone when it has any; the body's names every release it cites and says how
-    many there were when it cites only the latest."""
-    own, packages = versions(unit)
-    if brief and own:
-        packages = []
+    ("released 8.0.16"). A `brief` phrase is a headline's (the project's own versions when
+    it has any, a count when many products released) or, in the `past`, a lede's (every
+    release, `all_named`); the body's names every release it cites and says how many there
+    were when it cites only some."""
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
-    named = own + packages
-    total = 1 + len(unit.related)
-    if not brief and total > len(cited_releases(unit)):
-        tail = f", {count_word(total)} releases in all{tail and ','}{tail}"
+    total = release_count(unit)
+    if brief and past:
+        named = all_named(unit)
+        if not named:
+            return "published a release" + tail
+        return "released " + join_words(named) + tail
+    if brief:
+        every = _every(unit)
+        if len(every) >= MANY_PRODUCTS:
+            return f"ships {count_word(total)} releases{tail}, {_example(unit)} among them"
+        named, own = _headline_named(unit)
+    else:
+        mine, packages = versions(unit)
+        named, own = mine + packages, bool(mine)
+        # A range or a release left unnamed: the count says how many there were.
+        if total > max(1, sum(" to " not in n for n in named)):
+            tail = f", {count_word(total)} releases in all{tail and ','}{tail}"
     if own and not past:
-        plural = len(named) > 1 or " to " in named[0]
+        plural = len(named) > 1 or " to " in named[0] or " and " in named[0]
         verb = "are out" if plural else "is out"
         return f"{join_words(named)} {verb}{tail}"
     if not named:
         return ("published a release" if past else "publishes a release") + tail
     return ("released " if past else "ships ") + join_words(named) + tail
+
+
+def _example(unit: Unit) -> str:
+    """The release a headline that counts many names: the project's own latest version, or
+    the latest package's."""
+    every = _every(unit)
+    if every.get(None):
+        return f"{unit.lead.project.name} {every[None][-1][0]}"
+    named = [(p, found) for p, found in every.items() if p is not None and found]
+    if named:
+        package, found = named[-1]
+        return f"{_name(package)} {found[-1][0]}"
+    return join_words([_name(p) for p in every if p][:1])
+
+
+def highlight_clause(unit: Unit, *, name: str, max_words: int) -> str:
+    """ ", with a fix that …" for the change a release sentence names (`Unit.highlight`),
+    which the releases carry; when they publish several products, it says whose: ", with a
+    fix to create-vite that …"."""
+    event = unit.highlight
+    if event is None:
+        return ""
+    fix = event.kind == "fix" or event.activity.title.startswith("fix")
+    what = "a fix" if fix else "the change"
+    if len(_every(unit)) > 1:
+        product = product_of(event, [unit.lead, *unit.related]) or name
+        what = f"{what} to {product}"
+    predicate = event_predicate(event, max_words=max_words)
+    return f", with {what} that {predicate} {cite(event.activity)}"
 
 
 def unit_predicate(unit: Unit, **options: object) -> str:
@@ -129,6 +273,6 @@ def unit_phrase(unit: Unit, *, max_words: int) -> str:
         return f"{release_predicate(unit, carry=True)} {cited}"
     unique = list({a.sha: a for a in unit.activities}.values())
     predicate = event_predicate(unit.lead, max_words=max_words)
-    # Changes of one shape: each slot with its citation, not all cited behind the first.
+    # Changes of one shape differing in one slot: one clause, each slot cited.
     merged = unit_slots(unit, predicate, max_words=max_words)
     return merged or f"{predicate} {cite(*unique[:3])}"

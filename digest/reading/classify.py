@@ -173,7 +173,8 @@ def read_change(activity: Activity, project: Project) -> Reading:
     # A revert or reland is watched ([monitor]), whatever the change it undoes was.
     undoes = kind in ("revert", "reland")
     code = kind not in ("docs", "test", "ci", "bump", "release")
-    internal = (
+    # A release reaches users, whatever type its title gives it ("[ci] release", "ci: release").
+    internal = kind != "release" and (
         is_internal(activity, project)
         # A back-out of documentation changes no behaviour: nothing to watch.
         or (undoes and bool(activity.files) and all(is_doc_path(f.path) for f in activity.files))

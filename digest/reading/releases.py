@@ -1,49 +1,86 @@
 """Releases: the commit that publishes a version of the project (or of one of its packages).
 
 Read from the shapes release tooling leaves, never from one repository's names:
-`release: v8.0.16`, `release: create-vite@9.1.0`, `chore(release): 1.2.3`, changesets'
-"Version Packages" (the versions are `## name@x.y.z` headings of its body), "Release 2.3.0",
-"Prepare release v2.14.0", "Bump version to 0.12.4", "<Name> 1.42.1", a bare "v1.2.3";
-and "Bump <Name> version" of the project's own name, a release whose title names no version.
-A development version ("Bump version to 0.19.2.dev0 after release") is housekeeping,
-not a release. A source that knows releases otherwise (tags, GitHub releases) builds a
-`Release` itself.
+`release: v8.0.16`, `release: create-vite@9.1.0`, `chore(release): 1.2.3`, "Release 2.3.0",
+"Release version 0.140.0" (an emoji before it is decoration), "Prepare release v2.14.0",
+"Prepare release version 9.1.0", "prepare Tokio v1.53.1", "Prepare 2.3.0 release" (after a
+`REL:` prefix too), "Bump version to 0.12.4", "Bump 0.16.1", "<Name> 1.42.1", "axum-core
+0.5.6", a bare "v1.2.3" or "4.3.3"; changesets' "Version Packages" and `[ci] release` /
+`ci: release` (the versions are `## name@x.y.z` headings of its body, or release-plz's
+"`name`: 1.0.0 -> 1.0.1" lines; failing those, the packages whose changelogs it writes);
+"Bump <Name> version" of the project's own name and "release pyo3-polars", releases whose
+title names no version. A name before a version with no word saying "release" is believed
+only with a version manifest or changelog among the files, and one not the project's own
+only when it names a folder of such a file (so "python 3.14" is none). A
+dependency bump ("Bump foo from 1.2 to 1.3") is never a release, and a development version
+("Bump version to 0.19.2.dev0 after release") is housekeeping. A source that knows releases
+otherwise (tags, GitHub releases) builds a `Release` itself.
+
+`shipped` says which changes of a window each release carries: those of its own product
+(its package's folder, or for the project's own release whatever no other released package
+holds) that landed after that product's previous release and before it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from digest.model import Activity
+
+if TYPE_CHECKING:
+    from digest.reading.event import Event
 
 _VERSION = r"v?\d+\.\d+(?:\.\d+)?(?:[-.+]?(?:a|b|rc|alpha|beta|pre|post|dev)\.?\d*)*"
 _PACKAGE = r"(?:@[\w.-]+/)?[\w.-]+"
 _NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
-# Each shape, matched against the whole title (its PR number taken off).
+# Each shape, matched against the whole title (its PR number taken off) and its subject.
 _TITLES = (
     # release: v8.0.16 · release: create-vite@9.1.0 · chore(release): v1.2.3 · build(release): …
     re.compile(
         rf"^(?:\w+\()?release\)?!?:\s*(?:(?P<package>{_PACKAGE})@)?(?P<version>{_VERSION})$", re.I
     ),
-    # Release 2.3.0 · Release v2.3.0 · Prepare release v2.14.0a1 · Releasing create-vite 9.1.0
+    # Release 2.3.0 · Release version 0.140.0 · Prepare release v2.14.0a1 · Prepare release
+    # version 9.1.0 · Releasing create-vite 9.1.0
     re.compile(
-        rf"^(?:prepare\s+(?:for\s+)?)?releas(?:e|ing)\s+(?:(?P<package>{_PACKAGE})[@ ])?"
-        rf"(?P<version>{_VERSION})$",
+        rf"^(?:prepare\s+(?:for\s+)?)?releas(?:e|ing)\s+(?:version\s+)?"
+        rf"(?:(?P<package>{_PACKAGE})[@ ])?(?:version\s+)?(?P<version>{_VERSION})$",
         re.I,
     ),
-    # Bump version to 0.12.4 · Bump to 1.2.3 · Set version to 2.0.0
+    # Prepare 2.3.0 release · Prepare for the NumPy 2.3.0 release · Prepare v1.2 for release
     re.compile(
-        rf"^(?:bump|set|update)\s+(?:the\s+)?(?:version\s+)?to\s+(?P<version>{_VERSION})$", re.I
+        rf"^prepare\s+(?:for\s+)?(?:the\s+)?(?:(?P<package>{_PACKAGE}(?:\s+[A-Z][\w-]*)?)\s+)?"
+        rf"(?:version\s+)?(?P<version>{_VERSION})\s+(?:for\s+)?release$",
+        re.I,
+    ),
+    # Bump version to 0.12.4 · Bump to 1.2.3 · Set version to 2.0.0 · Bump 0.16.1
+    re.compile(
+        rf"^(?:(?:bump|set|update)\s+(?:the\s+)?(?:version\s+)?to|bump(?:\s+version)?)\s+"
+        rf"(?P<version>{_VERSION})$",
+        re.I,
     ),
     # v1.2.3 · 1.2.3 · create-vite@9.1.0 (a tag's name)
     re.compile(rf"^(?:(?P<package>{_PACKAGE})@)?(?P<version>{_VERSION})$"),
 )
-# "<Name> 1.42.1": a release when its files include a version manifest.
-_NAMED = re.compile(
-    rf"^(?P<package>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){{0,2}})\s+(?P<version>{_VERSION})$"
+# A tag's name: "tokio-1.52.4", "tokio-stream-0.1.19", "axum-v0.8.9", "cli/v2.0.0".
+_TAG = re.compile(rf"^(?P<package>(?:@[\w.-]+/)?[\w.-]+?)[-/](?P<version>{_VERSION})$")
+# "<Name> 1.42.1", "axum-core 0.5.6", "prepare Tokio v1.53.1", "prepare tokio-stream
+# v0.1.19": a release when its files say so (`_names_a_product`).
+_NAMED = (
+    re.compile(rf"^(?P<package>{_PACKAGE}(?:\s+[A-Z][\w-]*){{0,2}})\s+(?P<version>{_VERSION})$"),
+    re.compile(
+        rf"^prepare\s+(?:version\s+)?(?P<package>{_PACKAGE}(?:\s+[A-Z][\w-]*)?)\s+"
+        rf"(?:version\s+)?(?P<version>{_VERSION})$",
+        re.I,
+    ),
 )
+# "release pyo3-polars": a package's release whose title names no version.
+_RELEASE_OF = re.compile(rf"^release\s+(?P<package>{_PACKAGE})$", re.I)
 # "Bump Python Polars version", "Bump version": the project's own version moves, and the
 # title does not say to what. A release when it touches little more than version strings.
 _VERSIONLESS = re.compile(
@@ -52,25 +89,42 @@ _VERSIONLESS = re.compile(
     re.I,
 )
 _VERSION_LINES = 4  # lines a file of such a change may add: a version string, a lockfile entry
+# Changesets' and release-plz's release PRs: "Version Packages", "[ci] release", "ci: release".
 _CHANGESETS = re.compile(r"^version\s+packages(?:\s*\((?:beta|next|alpha|rc)\))?$", re.I)
+_BARE_RELEASE = re.compile(r"^(?:\[ci\]\s*|(?:ci|chore|build)(?:\([\w-]+\))?:\s*)?release$", re.I)
 # `## svelte@5.55.7` / `## @scope/pkg@1.0.0` in a changesets body.
 _BODY_VERSION = re.compile(
     rf"^#{{1,3}}\s+(?P<package>{_PACKAGE})@(?P<version>{_VERSION})\s*$", re.M
 )
+# release-plz: "* `axum`: 0.8.8 -> 0.8.9 (✓ API compatible changes)".
+_PLZ_VERSION = re.compile(
+    rf"^\s*[*-]\s+`(?P<package>{_PACKAGE})`:\s*\S+\s*->\s*(?P<version>{_VERSION})\b", re.M
+)
+# A heading of notes that lists breaking changes ("### Breaking changes", "### Major Changes").
+_BREAKING_HEADING = re.compile(r"^#{1,6}\s+.*\b(?:breaking|major\s+changes?)\b", re.I)
+_BREAKING_WORDS = re.compile(r"breaking|major", re.I)
+_HEADING = re.compile(r"^#{1,6}\s")
+_ITEM = re.compile(r"^[*-]\s+\S|^\d+[.)]\s+\S")
 _DEV = re.compile(r"(?:\.|-)?dev\d*$|-SNAPSHOT$|\bafter\s+release\b|\bpost\b", re.I)
 _MANIFEST = re.compile(
     r"(^|/)(package\.json|pyproject\.toml|setup\.(py|cfg)|Cargo\.toml|version\.(py|txt|go|rb)"
     r"|__init__\.py|_version\.py|gradle\.properties|pom\.xml|CHANGELOG[^/]*|CITATION\.cff)$",
     re.I,
 )
+_CHANGELOG = re.compile(r"(^|/)(CHANGELOG|CHANGES|HISTORY)[^/]*$", re.I)
 
 
 @dataclass(frozen=True)
 class Release:
-    """A published version: `versions` as (package or None for the project itself, version)."""
+    """A published version: `versions` as (package or None for the project itself, version);
+    `packages`, those it publishes whose versions nothing says ("release pyo3-polars"; None
+    for the project itself);
+    `breaking`, how many breaking changes its notes list."""
 
     versions: tuple[tuple[str | None, str], ...]
     prerelease: bool = False  # GitHub flags it a pre-release (`PRERELEASE_LABEL` on its tag)
+    packages: tuple[str | None, ...] = ()
+    breaking: int = 0
 
     @property
     def version(self) -> str | None:
@@ -78,6 +132,12 @@ class Release:
         own = [v for p, v in self.versions if p is None]
         found = own or [v for _, v in self.versions]
         return found[0] if found else None
+
+    @property
+    def products(self) -> tuple[str | None, ...]:
+        """What it publishes, each once: None for the project itself, else a package."""
+        found = [p for p, _ in self.versions] + list(self.packages)
+        return tuple(dict.fromkeys(found)) or (None,)
 
 
 def _plain(version: str) -> str:
@@ -89,28 +149,91 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
     (for the conventional `release:` shape the whole title is read); `own_keys` are the
     project's name keys, so "svelte@5.55.7" is the project's own version."""
     title = _NUMBER.sub("", activity.title.strip())
-    if _CHANGESETS.match(title) or _CHANGESETS.match(subject):
-        found = tuple(
-            (_own(m["package"], own_keys), _plain(m["version"]))
-            for m in _BODY_VERSION.finditer(activity.body)
-        )
-        return Release(found)
-    for pattern in _TITLES:
-        match = pattern.match(title) or pattern.match(_NUMBER.sub("", subject))
-        if match:
-            break
-    else:
-        if _versionless_bump(activity, _NUMBER.sub("", subject), own_keys):
-            return Release(())
-        match = _NAMED.match(title)
-        if match is None or not any(_MANIFEST.search(f.path) for f in activity.files):
+    subject = _NUMBER.sub("", subject.strip())
+    versionless = bool(_CHANGESETS.match(title) or _CHANGESETS.match(subject))
+    if versionless or _BARE_RELEASE.match(title):
+        return _changesets(activity, own_keys, versionless=versionless)
+    match = next((m for p in _TITLES if (m := p.match(title) or p.match(subject))), None)
+    if match is None and activity.sha.startswith(TAG_PREFIX):
+        match = _TAG.match(title)
+    if match is None:
+        if _versionless_bump(activity, subject, own_keys):
+            return Release((), breaking=stated_breaking(activity.body))
+        if (named := _RELEASE_OF.match(subject)) and _names_a_product(
+            named["package"], activity, own_keys
+        ):
+            package = _own(named["package"], own_keys)
+            return Release((), packages=(package,), breaking=stated_breaking(activity.body))
+        match = next((m for p in _NAMED if (m := p.match(subject))), None)
+        if match is None or not _names_a_product(match["package"], activity, own_keys):
             return None
     version = match["version"]
     if _DEV.search(version) or _DEV.search(title):
         return None
     package = match.groupdict().get("package")
     prerelease = activity.sha.startswith(TAG_PREFIX) and PRERELEASE_LABEL in activity.labels
-    return Release(((_own(package, own_keys), _plain(version)),), prerelease=prerelease)
+    versions = ((_own(package, own_keys), _plain(version)),)
+    return Release(versions, prerelease=prerelease, breaking=stated_breaking(activity.body))
+
+
+def _changesets(
+    activity: Activity, own_keys: frozenset[str], *, versionless: bool
+) -> Release | None:
+    """A release PR of changesets or release-plz: the versions its body lists, else the
+    packages whose changelogs it writes (their versions unknown). `versionless`: a "Version
+    Packages" title, a release whatever its files; a bare "release" needs a changelog or
+    version manifest among them."""
+    breaking = stated_breaking(activity.body)
+    found = tuple(
+        dict.fromkeys(
+            (_own(m["package"], own_keys), _plain(m["version"]))
+            for pattern in (_BODY_VERSION, _PLZ_VERSION)
+            for m in pattern.finditer(activity.body)
+        )
+    )
+    if found:
+        return Release(found, breaking=breaking)
+    folders = [PurePosixPath(f.path).parent for f in activity.files if _CHANGELOG.search(f.path)]
+    names = [None if str(d) == "." else _own(d.name, own_keys) for d in folders]
+    if not (names or versionless or any(_MANIFEST.search(f.path) for f in activity.files)):
+        return None
+    packages = tuple(dict.fromkeys(names)) if names != [None] else ()
+    return Release((), packages=packages, breaking=breaking)
+
+
+def _names_a_product(package: str, activity: Activity, own_keys: frozenset[str]) -> bool:
+    """True when a release's title names `package` and its files bear it out: a version
+    manifest or changelog among them, and for a name that is not the project's own, such a
+    file in a folder of that name ("axum-core/Cargo.toml" for "axum-core 0.5.6"), so that
+    "python 3.14" or "Python 3.14" beside a pyproject.toml is no release."""
+    manifests = [f.path for f in activity.files if _MANIFEST.search(f.path)]
+    if not manifests:
+        return False
+    if _own(package, own_keys) is None:
+        return True
+    key = _key(package)
+    return any(_key(part) == key for path in manifests for part in path.split("/")[:-1])
+
+
+@lru_cache(maxsize=1024)
+def _key(name: str) -> str:
+    """A package's name without its scope, as letters and digits ("@astrojs/node" → "node")."""
+    return re.sub(r"[^a-z0-9]+", "", name.rsplit("/", 1)[-1].lower())
+
+
+def stated_breaking(body: str) -> int:
+    """How many breaking changes release notes list: the items under their "Breaking
+    changes" (or changesets' "Major Changes") headings."""
+    if not _BREAKING_WORDS.search(body):
+        return 0
+    count, inside = 0, False
+    for line in body.splitlines():
+        text = line.strip()
+        if _HEADING.match(text):
+            inside = _BREAKING_HEADING.match(text) is not None
+        elif inside and _ITEM.match(text) and not line[:1].isspace():
+            count += 1
+    return count
 
 
 def _versionless_bump(activity: Activity, subject: str, own_keys: frozenset[str]) -> bool:
@@ -135,6 +258,80 @@ def _own(package: str | None, own_keys: frozenset[str]) -> str | None:
     if "".join(words) in own_keys or (len(words) > 1 and words[-1] in own_keys):
         return None
     return package
+
+
+def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
+    """Each release's changes among `events` (one repository's), by the release's sha: those
+    of a product it publishes that landed after that product's previous release and before
+    it, or with it (a rebase lands a batch at one instant, the release among it). A
+    package's changes touch its folder (that of its manifest or changelog, named like it) or
+    name it as their product; the project's own release carries the rest: every change with
+    a file outside the released packages' folders and no other product named."""
+    folders = _package_folders([e for e in events if e.release is not None])
+    since: dict[str | None, dict[int, Event]] = {}
+    result: dict[str, list[Event]] = {}
+    for event in sorted(events, key=lambda e: (e.activity.landed_at, e.release is not None)):
+        if event.release is not None:
+            carried: dict[int, Event] = {}
+            for product in event.release.products:
+                carried.update(since.pop(None if product is None else _key(product), {}))
+            result[event.activity.sha] = sorted(
+                carried.values(), key=lambda e: e.activity.landed_at
+            )
+            continue
+        for key in _products_of(event, folders):
+            since.setdefault(key, {})[id(event)] = event
+    return result
+
+
+def product_of(change: Event, releases: Sequence[Event]) -> str | None:
+    """The package among those `releases` publish whose change `change` is, by their keys
+    (`shipped`'s reading); None for the project's own."""
+    folders = _package_folders(releases)
+    names = {_key(p): p for r in releases if r.release for p in r.release.products if p}
+    keys = sorted(k for k in _products_of(change, folders) if k is not None)
+    return names.get(keys[0]) if keys and None not in _products_of(change, folders) else None
+
+
+def _package_folders(releases: Sequence[Event]) -> dict[str, tuple[str, ...]]:
+    """Each released package's folders, by its key, each ending in "/"."""
+    folders: dict[str, set[str]] = {}
+    for event in releases:
+        for product in event.release.products if event.release else ():
+            if product is not None:
+                folders.setdefault(_key(product), set()).update(_folders(event.activity, product))
+    return {key: tuple(sorted(f + "/" for f in found)) for key, found in folders.items()}
+
+
+def _products_of(change: Event, folders: dict[str, tuple[str, ...]]) -> set[str | None]:
+    """The keys of the products whose change `change` is: each package whose folder it
+    touches or which it names, and the project itself (None) unless every file of it lies
+    in packages' folders or it names another product."""
+    named = _key(change.product) if change.product else None
+    if not folders:
+        return {None} if named is None else set()
+    paths = [f.path for f in change.activity.files if "/" in f.path]
+    found: set[str | None] = {
+        key
+        for key, inside in folders.items()
+        if named == key or (inside and any(p.startswith(inside) for p in paths))
+    }
+    claimed = tuple(f for inside in folders.values() for f in inside)
+    if named is None and not (paths and claimed and all(p.startswith(claimed) for p in paths)):
+        found.add(None)
+    return found
+
+
+def _folders(activity: Activity, package: str) -> set[str]:
+    """The folders of `activity`'s version manifests and changelogs named like `package`
+    ("packages/integrations/node" for "@astrojs/node")."""
+    key = _key(package)
+    found = set()
+    for change in activity.files:
+        folder, _, _ = change.path.rpartition("/")
+        if folder and _MANIFEST.search(change.path) and _key(folder) == key:
+            found.add(folder)
+    return found
 
 
 TAG_PREFIX = "tag:"

@@ -1,0 +1,408 @@
+"""Releases by version, whatever the commit is called (issue #28, item 3).
+
+A release is read from the shapes release tooling leaves ("chore: prepare Tokio v1.53.1",
+"Bump 0.16.1", "🔖 Release version 0.140.0", "[ci] release", "axum-core 0.5.6", …), is never
+counted as internal work, names every version it publishes in the headline or the lede, and
+carries only the changes of its own product that landed before it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from digest.compose import compose
+from digest.config import Project, WireConfig
+from digest.model import Activity, FileChange, Story, Window
+from digest.rank import RELEASE, carried, tier
+from digest.reading.classify import classify, classify_one
+from digest.reading.releases import release_of, stated_breaking
+from digest.reading.titles import split_title
+from digest.sources.replay import ReplaySource
+from tests.digest_data import ACTIVITY, DATA, days_and_weeks, example_config
+
+START = datetime(2026, 5, 4, tzinfo=UTC)
+AXUM_DAY = DATA / "releases" / "tokio-rs-axum-2026-04-03.jsonl"  # from the axum tuning file
+
+
+def change(
+    repo: str, title: str, *paths: str, n: int = 0, body: str = "", added: int = 1
+) -> Activity:
+    return Activity(
+        repo=repo,
+        sha=hashlib.sha1(f"{repo} {title} {n}".encode()).hexdigest(),
+        number=100 + n,
+        title=title,
+        body=body,
+        landed_at=START + timedelta(hours=n),
+        files=tuple(FileChange(path=p, additions=added, deletions=1) for p in paths),
+    )
+
+
+def config(repo: str) -> WireConfig:
+    return WireConfig(projects=(Project(repo=repo, name=repo.split("/")[1]),))
+
+
+def story(activities: list[Activity], *, days: int = 1) -> Story:
+    window = Window(since=START, until=START + timedelta(days=days))
+    return compose(activities, config=config(activities[0].repo), window=window)
+
+
+CHANGESETS_BODY = (
+    "This PR was opened by the Changesets release GitHub action.\n\n# Releases\n"
+    "## astro@5.12.3\n\n### Patch Changes\n\n- Fixes a thing\n\n"
+    "## @astrojs/node@9.4.1\n\n### Patch Changes\n\n- Updated dependencies\n"
+)
+RELEASE_PLZ_BODY = (
+    "## 🤖 New release\n\n* `axum`: 0.8.9 -> 0.8.10 (✓ API compatible changes)\n"
+    "* `axum-core`: 0.5.6 -> 0.5.7 (✓ API compatible changes)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("repo", "title", "paths", "body", "versions", "packages"),
+    [
+        (
+            "tokio-rs/tokio",
+            "chore: prepare Tokio v1.53.1 (#7801)",
+            ("tokio/Cargo.toml", "tokio/CHANGELOG.md", "README.md"),
+            "",
+            ((None, "1.53.1"),),
+            (),
+        ),
+        (
+            "tokio-rs/tokio",
+            "chore: prepare tokio-stream v0.1.19 (#7802)",
+            ("tokio-stream/Cargo.toml", "tokio-stream/CHANGELOG.md"),
+            "",
+            (("tokio-stream", "0.1.19"),),
+            (),
+        ),
+        (
+            "astral-sh/ruff",
+            "Bump 0.16.1 (#21000)",
+            ("pyproject.toml", "crates/ruff/Cargo.toml", "CHANGELOG.md"),
+            "",
+            ((None, "0.16.1"),),
+            (),
+        ),
+        (
+            "fastapi/fastapi",
+            "🔖 Release version 0.140.0",
+            ("fastapi/__init__.py", "docs/en/docs/release-notes.md"),
+            "",
+            ((None, "0.140.0"),),
+            (),
+        ),
+        ("acme/widgets", "4.3.3 (#20334)", ("package.json",), "", ((None, "4.3.3"),), ()),
+        (
+            "withastro/astro",
+            "[ci] release (#14000)",
+            ("packages/astro/CHANGELOG.md", "packages/integrations/node/CHANGELOG.md"),
+            CHANGESETS_BODY,
+            ((None, "5.12.3"), ("@astrojs/node", "9.4.1")),
+            (),
+        ),
+        (  # no headings to read: the packages whose changelogs it writes, versions unknown
+            "withastro/astro",
+            "ci: release",
+            ("packages/astro/CHANGELOG.md", "packages/integrations/node/CHANGELOG.md"),
+            "",
+            (),
+            (None, "node"),
+        ),
+        (
+            "pytest-dev/widgets",
+            "Prepare release version 9.1.0 (#13000)",
+            ("doc/en/changelog.rst", "src/widgets/_version.py"),
+            "",
+            ((None, "9.1.0"),),
+            (),
+        ),
+        ("numpy/widgets", "REL: 2.3.0", ("pavement.py",), "", ((None, "2.3.0"),), ()),
+        (
+            "numpy/widgets",
+            "REL: Prepare 2.3.0 release",
+            ("doc/changelog/2.3.0-changelog.rst",),
+            "",
+            ((None, "2.3.0"),),
+            (),
+        ),
+        (
+            "tokio-rs/axum",
+            "axum 0.8.9",
+            ("Cargo.lock", "axum-extra/Cargo.toml", "axum/Cargo.toml"),
+            "",
+            ((None, "0.8.9"),),
+            (),
+        ),
+        (
+            "tokio-rs/axum",
+            "axum-core 0.5.6",
+            ("Cargo.lock", "axum-core/Cargo.toml", "axum/Cargo.toml"),
+            "",
+            (("axum-core", "0.5.6"),),
+            (),
+        ),
+        (
+            "tokio-rs/axum",
+            "axum-macros 0.5.1",
+            ("Cargo.lock", "axum-macros/Cargo.toml", "axum/Cargo.toml"),
+            "",
+            (("axum-macros", "0.5.1"),),
+            (),
+        ),
+        (
+            "pola-rs/polars",
+            "release pyo3-polars (#27931)",
+            ("Cargo.lock", "Cargo.toml", "pyo3-polars/pyo3-polars/Cargo.toml"),
+            "",
+            (),
+            ("pyo3-polars",),
+        ),
+        (
+            "tokio-rs/axum",
+            "chore: release (#3800)",
+            ("axum/CHANGELOG.md", "axum/Cargo.toml", "axum-core/Cargo.toml"),
+            RELEASE_PLZ_BODY,
+            ((None, "0.8.10"), ("axum-core", "0.5.7")),
+            (),
+        ),
+    ],
+)
+def test_a_release_is_read_from_the_shape_its_tooling_leaves(
+    repo: str,
+    title: str,
+    paths: tuple[str, ...],
+    body: str,
+    versions: tuple[tuple[str | None, str], ...],
+    packages: tuple[str | None, ...],
+) -> None:
+    event = classify_one(change(repo, title, *paths, body=body), config(repo).project(repo))
+    assert event.kind == "release" and event.release is not None, title
+    assert (event.release.versions, event.release.packages) == (versions, packages)
+    # Never folded away: not internal work, not housekeeping, not a dependency bump.
+    assert not event.internal and event.trivia is None and event.bump is None
+    assert tier(event) == RELEASE and not event.ci_gate
+
+
+@pytest.mark.parametrize(
+    ("title", "paths"),
+    [
+        ("Bump requests from 2.32.4 to 2.33.0", ("pyproject.toml",)),
+        ("Bump foo to 1.3", ("pyproject.toml",)),
+        ("chore(deps): update dependency esbuild to v0.28.1", ("package.json",)),
+        ("python 3.14", ("pyproject.toml",)),  # a name before a version, no folder of it
+        ("Python 3.14", ("pyproject.toml",)),
+        ("Prepare for Python 3.14", ("pyproject.toml",)),
+        ("tokio-stream 0.1.19", ("Cargo.toml",)),  # no tokio-stream folder
+        ("widgets 1.4.0", ("src/widgets/app.py",)),  # no version manifest among the files
+        ("release notes", ("docs/release-notes.md",)),
+        ("chore: release", ("src/a.py",)),  # nothing it publishes
+        ("Bump version to 0.19.2.dev0 after release", ("setup.py",)),
+    ],
+)
+def test_titles_with_versions_that_publish_nothing_are_no_release(
+    title: str, paths: tuple[str, ...]
+) -> None:
+    activity = change("acme/widgets", title, *paths)
+    assert release_of(activity, split_title(title).subject, frozenset({"widgets"})) is None
+
+
+def test_release_notes_count_the_breaking_changes_they_list() -> None:
+    notes = (
+        "## 0.12.0\n\n### Breaking changes\n\n- Drop Python 3.8\n- Rename `--foo`\n"
+        "  (a second line of the item)\n- Remove `bar`\n\n### Bug fixes\n\n- Fix baz\n"
+        "\n## astro@6.0.0\n\n### Major Changes\n\n- Remove the legacy API\n"
+    )
+    assert stated_breaking(notes) == 4
+    assert stated_breaking("### Bug fixes\n\n- Fix baz\n") == 0
+
+
+@cache
+def _axum_day() -> tuple[Activity, ...]:
+    return tuple(ReplaySource(AXUM_DAY).read_all())
+
+
+def test_the_real_release_commits_of_the_tuning_files_are_releases() -> None:
+    events = classify(_axum_day(), example_config())
+    found = {e.activity.title: e.release.versions for e in events if e.release is not None}
+    assert found == {
+        "axum 0.8.9": ((None, "0.8.9"),),
+        "axum-core 0.5.6": (("axum-core", "0.5.6"),),
+        "axum-extra 0.12.6": (("axum-extra", "0.12.6"),),
+        "axum-macros 0.5.1": (("axum-macros", "0.5.1"),),
+    }
+    polars = ReplaySource(ACTIVITY / "pola-rs-polars-2026-q2.jsonl").read_all()
+    [pyo3] = [a for a in polars if a.title.startswith("release pyo3-polars")]
+    [event] = classify([pyo3], example_config())
+    assert event.release is not None and event.release.packages == ("pyo3-polars",)
+
+
+def test_a_day_of_four_crate_releases_names_each_by_version() -> None:
+    window = Window(since=datetime(2026, 4, 3, tzinfo=UTC), until=datetime(2026, 4, 4, tzinfo=UTC))
+    told = compose(_axum_day(), config=example_config(), window=window)
+    assert told.headline == "AXUM SHIPS FOUR RELEASES, AXUM 0.8.9 AMONG THEM"
+    for version in ("0.8.9", "axum-core 0.5.6", "axum-macros 0.5.1", "axum-extra 0.12.6"):
+        assert version in told.lede, told.lede
+    assert told.checks is not None and told.checks.problems == ()
+
+
+def test_a_prepared_release_is_out_not_prepared() -> None:
+    told = story(
+        [
+            change("tokio-rs/tokio", "fix: avoid a panic in the timer wheel", "tokio/src/t.rs"),
+            change(
+                "tokio-rs/tokio",
+                "chore: prepare Tokio v1.53.1 (#7801)",
+                "tokio/Cargo.toml",
+                "tokio/CHANGELOG.md",
+                n=2,
+            ),
+        ]
+    )
+    assert told.headline == "TOKIO 1.53.1 IS OUT"
+    assert "prepare" not in (told.headline + told.lede).lower()
+
+
+def test_a_bare_bump_of_the_version_is_the_release_not_a_bump() -> None:
+    told = story([change("astral-sh/ruff", "Bump 0.16.1 (#21000)", "pyproject.toml")])
+    assert told.headline == "RUFF 0.16.1 IS OUT"
+
+
+def test_a_run_of_one_products_releases_is_a_range() -> None:
+    runs = [
+        change("fastapi/fastapi", f"🔖 Release version 0.140.{i}", "fastapi/__init__.py", n=i * 40)
+        for i in range(14)
+    ]
+    told = story(runs, days=28)
+    assert told.headline == "FASTAPI 0.140.0 TO 0.140.13 ARE OUT"
+    assert "0.140.0 to 0.140.13" in told.lede
+    assert "14 releases in all" in " ".join(s.text for s in told.body)
+
+
+def test_a_changesets_release_of_many_packages_is_counted_and_each_named() -> None:
+    packages = ["node", "react", "vue", "svelte", "mdx", "sitemap", "vercel", "netlify"]
+    body = "# Releases\n## astro@5.12.3\n\n### Patch Changes\n\n- Fix it\n\n" + "".join(
+        f"## @astrojs/{p}@{i + 1}.0.{i}\n\n### Patch Changes\n\n- Updated dependencies\n\n"
+        for i, p in enumerate(packages)
+    )
+    paths = [f"packages/integrations/{p}/CHANGELOG.md" for p in packages]
+    told = story(
+        [
+            change("withastro/astro", "fix(node): handle trailing slashes", *paths[:1], n=1),
+            change("withastro/astro", "[ci] release (#14000)", *paths, body=body, n=2),
+        ]
+    )
+    assert told.headline == "ASTRO SHIPS NINE RELEASES, ASTRO 5.12.3 AMONG THEM"
+    assert "5.12.3" in told.lede and "`@astrojs/netlify` 8.0.7" in told.lede
+    assert "internal" not in told.lede
+    assert told.checks is not None and told.checks.problems == ()
+
+
+def test_a_release_counts_the_breaking_changes_its_notes_list() -> None:
+    notes = "### Breaking changes\n\n" + "".join(f"- Change {i} breaks it\n" for i in range(6))
+    told = story([change("astral-sh/uv", "Bump version to 0.12.0", "pyproject.toml", body=notes)])
+    assert told.headline == "UV 0.12.0 IS OUT WITH SIX BREAKING CHANGES"
+    [item] = told.action_items
+    assert "its notes list six breaking changes" in item.text
+
+
+VITE = "vitejs/vite"
+
+
+def test_a_release_carries_only_its_own_products_changes_that_landed_before_it() -> None:
+    vite_fix = change(VITE, "fix: reject windows alternate paths", "packages/vite/src/a.ts", n=1)
+    template = change(VITE, "fix(create-vite): use type=button", "packages/create-vite/t.ts", n=2)
+    create = change(
+        VITE,
+        "release: create-vite@9.1.0",
+        "packages/create-vite/CHANGELOG.md",
+        "packages/create-vite/package.json",
+        n=3,
+    )
+    later = change(VITE, "fix: handle the later case", "packages/vite/src/b.ts", n=5)
+    vite = change(
+        VITE, "release: v8.1.0", "packages/vite/CHANGELOG.md", "packages/vite/package.json", n=4
+    )
+    events = classify([vite_fix, template, create, vite, later], config(VITE))
+    shipped = {sha: {e.activity.title for e in found} for sha, found in carried(events).items()}
+    assert shipped[create.sha] == {template.title}
+    assert shipped[vite.sha] == {vite_fix.title}
+
+
+def test_a_release_names_whose_change_it_ships_beside_another_products_release() -> None:
+    days = [
+        s
+        for s in _vite_days()
+        if "create-vite 9.0.6" in s.lede and "with a fix to create-vite that" in _text(s)
+    ]
+    assert days, "the create-vite template fix is told as create-vite's"
+    assert all("with a fix that uses `type=" not in _text(s) for s in _vite_days())
+
+
+@cache
+def _vite_days() -> tuple[Story, ...]:
+    activities = tuple(ReplaySource(ACTIVITY / "vitejs-vite-2026-q2.jsonl").read_all())
+    days = [datetime(2026, 4, 23, tzinfo=UTC), datetime(2026, 4, 20, tzinfo=UTC)]
+    windows = [
+        Window(since=d, until=d + timedelta(days=7 if d.weekday() == 0 else 1)) for d in days
+    ]
+    return tuple(compose(activities, config=example_config(), window=w) for w in windows)
+
+
+def _text(told: Story) -> str:
+    return " ".join(s.text for s in told.body)
+
+
+# ------------------------------------------------- every release, named in headline or lede
+
+_RANGE = re.compile(r"(\d+(?:\.\d+)+(?:-[a-z]+\.?\d*)?) to (\d+(?:\.\d+)+(?:-[a-z]+\.?\d*)?)")
+
+
+def _order(version: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", version))
+
+
+def named(text: str, package: str | None, version: str) -> bool:
+    """True when `text` names `version` (of `package`, whose name it must hold too), itself
+    or inside a range ("0.140.0 to 0.140.13")."""
+    text = text.lower()
+    if package is not None and package.lower() not in text:
+        return False
+    if re.search(rf"(?<![\w.]){re.escape(version.lower())}(?!\w|\.\d)", text):
+        return True
+    return any(
+        _order(low)[:1] == _order(version)[:1] and _order(low) <= _order(version) <= _order(high)
+        for low, high in _RANGE.findall(text)
+    )
+
+
+def test_every_release_of_every_day_and_week_is_named_in_its_headline_or_lede() -> None:
+    faults = []
+    files = [*sorted(ACTIVITY.glob("*.jsonl")), AXUM_DAY]
+    for path in files:
+        activities = tuple(ReplaySource(Path(path)).read_all())
+        if not any(a.title.startswith(("release", "Version Packages", "axum")) for a in activities):
+            continue  # no release shape in it: nothing to name
+        for span in days_and_weeks(activities):
+            inside = [a for a in activities if span.contains(a.landed_at)]
+            releases = [e for e in classify(inside, example_config()) if e.release is not None]
+            if not releases:
+                continue
+            told = compose(activities, config=example_config(), window=span)
+            top = f"{told.headline} {told.lede}"
+            for event in releases:
+                assert event.release is not None
+                for package, version in event.release.versions:
+                    if not named(top, package, version):
+                        faults.append(f"{path.name} {span.label()}: {package} {version}")
+                for package in event.release.packages:
+                    if package is not None and package.lower() not in top.lower():
+                        faults.append(f"{path.name} {span.label()}: {package}")
+    assert faults == [], "\n".join(faults)
