@@ -38,3 +38,36 @@ async def test_a_tag_in_the_window_is_read_as_a_release(tmp_path: Path) -> None:
     events = classify(activities, WireConfig())
     [release] = [e for e in events if e.release is not None]
     assert release.release.version == "2.3.0"
+
+
+async def test_a_release_tagged_on_a_release_branch_is_read_too(tmp_path: Path) -> None:
+    """A backport's release lives on its maintenance branch, which never merges back into
+    the branch being read: its tag is a release of the window all the same."""
+    clone = Clone(tmp_path / "clone")
+    base = clone.commit("Start", datetime(2026, 5, 20, tzinfo=UTC), {"README.md": "a\n"})
+    git(clone.path, "checkout", "-q", "-b", "1.4.x", base)
+    fix = clone.commit("Backport the fix", datetime(2026, 5, 25, 8, tzinfo=UTC), {"a.py": "b\n"})
+    at = datetime(2026, 5, 25, 9, tzinfo=UTC)
+    git(clone.path, "tag", "-a", "v1.4.2", "-m", "Release 1.4.2", fix, at=at)
+    old = clone.commit("Backport more", datetime(2026, 5, 21, tzinfo=UTC), {"b.py": "c\n"})
+    git(clone.path, "tag", "v1.4.1", old)  # a lightweight tag: its commit's date, before
+    git(clone.path, "checkout", "-q", "main")
+    clone.commit("Add widgets", datetime(2026, 5, 25, 10, tzinfo=UTC), {"w.py": "d\n"})
+    at = datetime(2026, 5, 25, 11, tzinfo=UTC)
+    git(clone.path, "tag", "-a", "tokio-stream-0.1.19", "-m", "tokio-stream 0.1.19", "main", at=at)
+    activities = await read(GitSource(clone.path, repo="tokio-rs/tokio", ref="main"))
+    assert [a.title for a in activities] == ["Add widgets", "v1.4.2", "tokio-stream-0.1.19"]
+    events = classify(activities, WireConfig())
+    releases = {e.activity.title: e.release for e in events if e.release is not None}
+    assert releases["v1.4.2"] is not None and releases["v1.4.2"].versions == ((None, "1.4.2"),)
+    assert releases["tokio-stream-0.1.19"].versions == (("tokio-stream", "0.1.19"),)
+    assert "Backport the fix" not in {a.title for a in activities}  # not on the ref read
+
+
+def test_tags_name_their_package_and_version_in_the_shapes_tools_leave() -> None:
+    output = "".join(
+        f"{name}\t2026-05-25T10:00:00+00:00\n"
+        for name in ("tokio-1.52.4", "axum-v0.8.9", "cli/v2.0.0", "python-3.14-docs", "nightly")
+    )
+    tags = tags_in(output, "o/r", WINDOW)
+    assert [t.title for t in tags] == ["tokio-1.52.4", "axum-v0.8.9", "cli/v2.0.0"]

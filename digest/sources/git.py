@@ -87,7 +87,8 @@ class GitSource:
         return f"git:{self.path}"
 
     async def fetch(self, window: Window) -> AsyncIterator[Activity]:
-        """Yield `ref`'s commits of `window`, newest first, then its release tags (`git_tags`)."""
+        """Yield `ref`'s commits of `window`, newest first, then the release tags of the
+        window, on `ref` or on release branches (`git_tags`)."""
         await self._check_repository()
         repo = self.repo or await self._repo_from_origin()
         if not await self._ref_exists():
@@ -118,7 +119,7 @@ class GitSource:
                             yield commit.activity(repo)
             except GitFailed as again:
                 raise SourceError(f"git log failed in {self.path}: {again}") from None
-        code, out, _ = await self._git(*tag_arguments(self.ref))  # releases tagged in the window
+        code, out, _ = await self._git(*tag_arguments())  # releases tagged in the window
         for tag in tags_in(out.decode(errors="replace"), repo, window) if code == 0 else ():
             yield tag
 

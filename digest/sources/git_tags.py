@@ -1,10 +1,11 @@
 """Releases a clone knows as tags: `git for-each-ref refs/tags` with their dates.
 
-A tag reachable from the ref being read, created inside the window and named like a
-version ("v8.0.16", "create-vite@9.1.0"), is fed in as a release
-(`digest.reading.releases.tag_activity`); classify drops it when a release commit of the window
-tells the same version. A tag's date is its tagger's for an annotated tag, else its
-commit's.
+A tag created inside the window and named like a version ("v8.0.16", "create-vite@9.1.0",
+"tokio-1.52.4") is fed in as a release (`digest.reading.releases.tag_activity`), wherever
+its commit lives: on the ref being read, or on a release branch that never merges back
+(a backport's "v1.4.2" tagged on `1.4.x`), or on no branch at all (a release commit kept
+only by its tag). Classify drops it when a release commit of the window tells the same
+version. A tag's date is its tagger's for an annotated tag, else its commit's.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from digest.reading.releases import tag_activity
 TAG_FORMAT = "%(refname:strip=2)%09%(creatordate:iso-strict)"
 
 
-def tag_arguments(ref: str) -> list[str]:
-    """The `git` arguments that list the tags reachable from `ref`."""
-    return ["for-each-ref", f"--format={TAG_FORMAT}", f"--merged={ref}", "refs/tags"]
+def tag_arguments() -> list[str]:
+    """The `git` arguments that list every tag of the clone, on whichever branch it is."""
+    return ["for-each-ref", f"--format={TAG_FORMAT}", "refs/tags"]
 
 
 def tags_in(output: str, repo: str, window: Window) -> list[Activity]:
