@@ -406,3 +406,17 @@ def test_every_release_of_every_day_and_week_is_named_in_its_headline_or_lede() 
                     if package is not None and package.lower() not in top.lower():
                         faults.append(f"{path.name} {span.label()}: {package}")
     assert faults == [], "\n".join(faults)
+
+
+def test_a_release_outranked_by_what_landed_after_it_is_still_named_in_the_lede() -> None:
+    acme = "acme/widgets"
+    told = story(
+        [
+            change(acme, "release: v1.2.0", "package.json", "CHANGELOG.md", n=1),
+            change(acme, "fix: prevent XSS in the widget renderer", "src/render.ts", n=2),
+            change(acme, "fix: prevent path traversal in the file server", "src/serve.ts", n=3),
+            change(acme, "feat: add a dark theme", "src/theme.ts", n=4, added=40),
+            change(acme, "feat: add keyboard shortcuts", "src/keys.ts", n=5, added=40),
+        ]
+    )
+    assert "1.2.0" in f"{told.headline} {told.lede}", (told.headline, told.lede)

@@ -133,7 +133,11 @@ def write_lede(
     first = picks[0]
     named = [first.lead]
     if len(picks) == 1 and len(first.units) > 1:
-        named.append(first.units[1])
+        # The project's releases are named by version whatever outranks them.
+        releases = [u for u in first.units[1:] if u.lead.release is not None]
+        named.append(
+            releases[0] if releases and first.lead.lead.release is None else first.units[1]
+        )
     sentence = (
         f"{project_name(config, first.repo)} {_joined_phrases([_lede_phrase(u) for u in named])}"
     )
