@@ -134,6 +134,15 @@ RELEASE_PLZ_BODY = (
             (),
         ),
         (
+            "numpy/numpy",
+            "REL: Prepare for the NumPy 2.3.1 release [wheel build]",
+            ("pyproject.toml", "doc/source/release/2.3.1-notes.rst"),
+            "",
+            ((None, "2.3.1"),),
+            (),
+        ),
+        ("acme/widgets", "Cut v3.5.0-rc.0", ("VERSION",), "", ((None, "3.5.0-rc.0"),), ()),
+        (
             "tokio-rs/axum",
             "axum 0.8.9",
             ("Cargo.lock", "axum-extra/Cargo.toml", "axum/Cargo.toml"),
@@ -205,6 +214,8 @@ def test_a_release_is_read_from_the_shape_its_tooling_leaves(
         ("release notes", ("docs/release-notes.md",)),
         ("chore: release", ("src/a.py",)),  # nothing it publishes
         ("Bump version to 0.19.2.dev0 after release", ("setup.py",)),
+        ("REL: Begin 2.4.0 development", ("pyproject.toml",)),
+        ("Cut down the startup time by 1.5", ("src/a.py",)),
     ],
 )
 def test_titles_with_versions_that_publish_nothing_are_no_release(

@@ -46,9 +46,9 @@ _TITLES = (
         rf"^(?:\w+\()?release\)?!?:\s*(?:(?P<package>{_PACKAGE})@)?(?P<version>{_VERSION})$", re.I
     ),
     # Release 2.3.0 · Release version 0.140.0 · Prepare release v2.14.0a1 · Prepare release
-    # version 9.1.0 · Releasing create-vite 9.1.0
+    # version 9.1.0 · Releasing create-vite 9.1.0 · Cut v3.5.0-rc.0 · Cut release 3.5.0
     re.compile(
-        rf"^(?:prepare\s+(?:for\s+)?)?releas(?:e|ing)\s+(?:version\s+)?"
+        rf"^(?:prepare\s+(?:for\s+)?)?(?:releas(?:e|ing)|cut(?:\s+release)?)\s+(?:version\s+)?"
         rf"(?:(?P<package>{_PACKAGE})[@ ])?(?:version\s+)?(?P<version>{_VERSION})$",
         re.I,
     ),
