@@ -86,7 +86,7 @@ def test_configured_globs_win_and_other_paths_still_get_a_name() -> None:
     arm = change("backends/arm/quantizer.py", "examples/arm/run.sh", repo="pytorch/executorch")
     assert topics_of(arm, config) == ("Arm",)
     mixed = change("backends/openvino/partitioner.py", repo="pytorch/executorch")
-    assert topics_of(mixed, config) == ("Openvino",)
+    assert topics_of(mixed, config) == ("openvino",)  # as its folder writes it
     # A window whose titles tag the backend spells it their way.
     tagged = change(
         "backends/openvino/quantizer.py", repo="pytorch/executorch", title="[OpenVINO] Pin NNCF"
@@ -99,8 +99,11 @@ def test_a_name_keeps_the_capitals_the_titles_give_it() -> None:
     crcr = change("crcr/deploy/l2.yaml", title="Add L2 CRCR deployment configuration")
     other = change("crcr/deploy/l1.yaml", title="Tune the l1 deployment", n=1)
     assert [e.topics for e in classify([crcr, other], BARE)] == [("CRCR",), ("CRCR",)]
-    # Seen on its own, a plain lower-case folder name reads as a name.
-    assert topics_of(other) == ("Crcr",)
+    # Seen on its own, a folder's name keeps the folder's case: "Crcr" is no one's spelling.
+    assert topics_of(other) == ("crcr",)
+    # An English word reads as a name.
+    assert topics_of(change("crcr/deploy/l1.yaml", "crcr/deploy/l2.yaml")) == ("crcr",)
+    assert topics_of(change("src/foo/scheduler/queue.py")) == ("Scheduler",)
     # A capitalised spelling beats an all-lower-case tag; a longer tag naming the same
     # backend as the path ("Qualcomm AI Engine Direct - …") is that backend's topic.
     window = [
@@ -247,25 +250,27 @@ def test_a_stray_file_of_a_large_change_is_no_place_for_it() -> None:
     pin = change(*ci, "examples/models/moshi/install_requirements.sh", title="Centralize the pins")
     assert topics_of(pin)[0] == "CI"
     small = change(".github/workflows/pin.yml", "examples/models/moshi/install.sh")
-    assert topics_of(small)[0] == "Moshi"  # code leads CI in a small change
+    assert topics_of(small)[0] == "moshi"  # code leads CI in a small change
 
 
 def test_an_undone_title_gives_its_prefix_as_a_topic_and_loses_it() -> None:
     (reland,) = classify(
         [
             change(
-                "runtime/profiler.cpp",
+                "backends/qualcomm/runtime/profiler.cpp",
                 title='Revert "Revert "Qualcomm AI Engine Direct - heap profiling at runtime""',
             )
         ],
         BARE,
     )
     assert reland.kind == "reland" and reland.obj == "heap profiling at runtime"
-    assert "Qualcomm AI Engine Direct" in reland.topics
+    assert reland.topics == ("Qualcomm",)  # the prefix names the backend of its folder
+    # A prefix names a place where the change's files show it (tests/test_places.py).
     (revert,) = classify(
-        [change("src/foo/x.py", title='Revert "Arm backend: Add bf16 SDPA"')], BARE
+        [change("src/foo/kernels/arm/sdpa.py", title='Revert "Arm backend: Add bf16 SDPA"')],
+        BARE,
     )
-    assert revert.obj == "Add bf16 SDPA" and "Arm" in revert.topics
+    assert revert.obj == "Add bf16 SDPA" and revert.topics[0] == "Arm"
 
 
 def test_compiled_globs_match_as_the_rules_do() -> None:

@@ -13,6 +13,7 @@ from digest.english.articles import with_article
 from digest.english.clauses import clause, nominalize, shorten, split_verb
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
+from digest.reading.topics import CI_TOPIC
 from digest.untrusted import clean_fragment
 
 
@@ -116,12 +117,20 @@ def _only_internal(topic: str, event: Event) -> bool:
 
 
 def topic_of(event: Event) -> str | None:
-    """The event's first topic that is neither the project itself nor a hidden folder."""
+    """The place of a change a story may name (in "… in X", a section's heading, the counts
+    of "In brief"): its first topic that is not the project itself. None when that topic is
+    no place a reader follows: a hidden or private folder (".github", "_core": a later topic,
+    which the change only touches in passing, does not stand in for it), one of the
+    project's internal folders ("method_comparison") or, unless configured, a folder met
+    only in examples, tests or tooling (`examples/models/moshi/`). CI is a place, though no
+    tail names it (`area_of`)."""
     project = event.project
-    for topic in event.topics:
-        if topic_key(topic) not in project.own_keys and not topic.startswith((".", "_")):
-            return topic
-    return None
+    topic = next((t for t in event.topics if topic_key(t) not in project.own_keys), None)
+    if topic is None or topic.startswith((".", "_")):
+        return None
+    if topic == CI_TOPIC or project.topic_for_key(topic_key(topic)) is not None:
+        return topic
+    return None if is_internal_folder(topic, project) or _only_internal(topic, event) else topic
 
 
 def place(event: Event, name: str) -> str:
@@ -131,7 +140,7 @@ def place(event: Event, name: str) -> str:
     that is no backend: "… on ExecuTorch: the change adds MLX backend support for Gemma 4
     31B")."""
     topic = topic_of(event)
-    if topic is None or _only_internal(topic, event):
+    if topic is None:
         return name  # "Moshi" of `examples/models/moshi/`: no place a reader follows
     if is_backend_area(event, topic):
         return f"{name}'s {topic} backend"

@@ -14,6 +14,10 @@ Two conventions besides conventional commits say what kind of change a title is:
   crate-like compound ("polars-plan", "ruff_linter") with such a part, and no type,
   noise or generic technical word ("docs", "parser", "css", "cli"). `product_in_paths`
   confirms a product from the files a change touches, for a composer that wants evidence.
+
+`is_commit_type` says whether a word names a kind of work (feat, fix, refactor, deprecate,
+security, perf, typing, chore, …, in any case): such a word is never a place a reader
+follows (`digest.reading.topics`).
 """
 
 from __future__ import annotations
@@ -111,6 +115,30 @@ def type_prefix(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     return kinds, tuple(w for w in found if w in AREA_TYPES), rest
 
 
+# Words that name a kind of work, by topic key: every type word and the kind it stands for,
+# conventional-commit types, and the words projects write for them in a prefix or a tag
+# ("[SECURITY]", "Deprecate:", "Enhancement:"). CI is an area a reader follows, and docs
+# and tests are container folders already (`config.CONTAINER_FOLDERS`); "API" names an
+# API as often as a kind of change.
+COMMIT_TYPES = (
+    frozenset(w.lower() for w in TYPE_WORDS)
+    | frozenset(TYPE_WORDS.values())
+    | words(
+        "feature features fixes fixed bugs bugfixes deprecate deprecated deprecations "
+        "deprecation depr enhancement enhancements enhance improvement improvements improve "
+        "refactoring refactors cleanup change changes breaking performance security typing "
+        "chore chores maintenance misc wip deps dependencies release releases revert reverts "
+        "style lint"
+    )
+) - {"ci", "doc", "docs", "api"}
+
+
+def is_commit_type(word: str) -> bool:
+    """True when `word` names a kind of work rather than a part of a project ("Refactor",
+    "SECURITY", "deprecate", "TYP"), in any case; "CI" names an area."""
+    return re.sub(r"[^a-z0-9]+", "", word.lower()) in COMMIT_TYPES
+
+
 # Lower-case technical words that name an area, a format or a platform, never a product.
 GENERIC_TAGS = words(
     "docs doc readme changelog ci cd cli ui ux api apis io sdk ffi jit gc lsp vm wasm js ts "
@@ -136,13 +164,13 @@ def is_product_tag(tag: str, *, prefix: bool = True) -> bool:
         return False
     parts = re.split(r"[-_]", tag)
     if len(parts) == 1:
-        return prefix and not _ordinary(tag)
+        return prefix and not is_ordinary_word(tag)
     if parts[0] in GENERIC_TAGS:
         return False
     return prefix or any(not parts_of_speech(p) and p not in GENERIC_TAGS for p in parts)
 
 
-def _ordinary(word: str) -> bool:
+def is_ordinary_word(word: str) -> bool:
     """True for an English word, or one derived from a word the lexicon knows
     ("optimizer" of "optimize", "partitioner", "quantized" of a verb in -ize)."""
     if parts_of_speech(word) or looks_like_new_verb(word):
@@ -154,6 +182,20 @@ def _ordinary(word: str) -> bool:
                 if parts_of_speech(base) or looks_like_new_verb(base):
                     return True
     return False
+
+
+def reads_as_word(word: str) -> bool:
+    """True for an English word of three letters or more, one derived from one ("optimizer",
+    "reactivity"), or two such words run together ("runtime", "threadpool"): a word a story
+    may capitalise as a name ("Compiler"), where any other keeps its case ("promql")."""
+    word = word.lower()
+    if len(word) < 3 or not word.isalpha():
+        return False
+    if is_ordinary_word(word) or is_ordinary_word(re.sub(r"ivity$", "ive", word)):
+        return True
+    return any(
+        is_ordinary_word(word[:i]) and is_ordinary_word(word[i:]) for i in range(3, len(word) - 2)
+    )
 
 
 def first_product(tags: Iterable[tuple[str, bool]]) -> str | None:

@@ -6,19 +6,43 @@ that is not a container. Container folders are the configured generic names (`sr
 `crates/`, `tests/`, …), the project's own package name, and any folder that would name
 nearly all of a window's changes. Test files, docs and tool folders never give a topic;
 CI folders give "CI".
+
+A derived topic is a place a reader could follow, or none (`followable`): never a commit
+type ("Refactor", "SECURITY", "typing"), never a path ("feat/ui") unless a package's name
+("@scope/pkg"), never the folder of an agent's or an experiment's tooling, never a fragment
+of one to three letters ("Ma", "ali") unless the titles write it as an acronym ("CPU",
+"RL"), it names a package (`crates/ty`) or the project writes it both as a prefix and as a
+folder. A tag or conventional-commit scope names a place only when the change's own files
+(not its docs) have a folder or file of that name ("fix(ui)" on `web/ui/…`, "promql:" on
+`promql/…`); a change with no files is taken at its word. A name
+keeps the project's case (`TopicContext.display`): as configured, as the titles write it
+("CRCR", "OpenVINO", "SSR"), else as the paths and tags do ("promql", "tsdb", "ty"); only
+an English word is capitalised by us ("compiler" → "Compiler").
 """
 
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from digest.config import TEST_FILES, TEST_FOLDERS, DigestSettings, Project, TopicRule, topic_key
-from digest.model import Activity
+from digest.config import (
+    PACKAGE_FOLDERS,
+    TEST_FILES,
+    TEST_FOLDERS,
+    DigestSettings,
+    Project,
+    TopicRule,
+    topic_key,
+)
+from digest.english.words import is_base_verb, parts_of_speech
+from digest.model import Activity, FileChange
+from digest.reading.title_tags import is_commit_type, reads_as_word
+from digest.reading.titles import split_title
 
 # Files of source code, by extension: what a project builds and ships.
 _SOURCE = re.compile(
@@ -44,6 +68,14 @@ _TEST_PATH = re.compile(
 # Conventional-commit scopes and title tags that name a kind of work, not a part of the code.
 _WORK_TAGS = frozenset({"deps", "dependencies", "dependabot", "release", "changelog", "style",
                         "lint", "chore", "misc", "wip", "build"})  # fmt: skip
+# Folders of tooling, nothing a project ships: a coding agent's (`agents/`, `skills/`,
+# `commands/`, `prompts/`), experiments, patches to dependencies (pnpm's `patches/`) and
+# benchmark harnesses (`benchmarking/`).
+_TOOLING_FOLDERS = frozenset(
+    {"agents", "skills", "commands", "prompts", "experiments", "patches", "benchmarking"}
+)
+# A word the titles capitalise inside a sentence: a name as the project writes it ("Samsung").
+_NAME_WORD = re.compile(r"^[A-Z][a-z0-9]{2,}$")
 # A word that carries its own capitals: "CRCR", "OpenVINO", "WebGPU" (not "Add" or "fix").
 _CASED_WORD = re.compile(r"(?<![\w.-])[A-Za-z][a-z0-9]*[A-Z][\w-]*")
 _CI_PATH = re.compile(r"^(\.github|\.ci|\.circleci|\.buildkite|\.gitlab)/|^\.gitlab-ci\.yml$")
@@ -100,8 +132,69 @@ class TopicContext:
         if rule is not None:
             return rule.name
         name = self.spellings.get(key, name)
-        # A plain lower-case word reads as a name ("arm" → "Arm"); identifiers keep their form.
-        return name.capitalize() if name.isalpha() and name.islower() else name
+        # A plain lower-case English word reads as a name ("compiler" → "Compiler"); any
+        # other word keeps the project's case ("promql", "tsdb", "ty"), as identifiers do.
+        return (
+            name.capitalize() if name.isalpha() and name.islower() and reads_as_word(name) else name
+        )
+
+
+def followable(name: str, paths: Iterable[str] = (), *, folder: bool = False) -> bool:
+    """True when a derived topic `name`, as displayed, is a place a reader could follow (see
+    the module docstring); `paths` are the change's files, which may show it is a package.
+    `folder` says a title's tag or scope of that name is also a folder the change touches
+    ("fix(ui):" on `web/ui/…`): the project writes the short name both ways."""
+    words = name.split()
+    if not words or is_commit_type(words[0]):
+        return False  # "Refactor", "SECURITY", "Typing", "SEC HRA example"
+    if len(words) > 1 and is_base_verb(words[0]) and "NOUN" not in parts_of_speech(words[0]):
+        return False  # a title's own clause taken for a prefix: "Refactor layer initialization"
+    if "/" in name and not name.startswith("@"):
+        return False  # "feat/ui": a path or a type and a scope, no package's name
+    if len(topic_key(name)) > 3 or name == CI_TOPIC or folder:
+        return True
+    # A fragment: an acronym as the titles write it ("CPU", "RL"), a package's folder
+    # ("crates/ty", "packages/uv"), or an English noun ("Web"); never "Ma" or "ali".
+    if name.isupper() or (len(name) == 3 and "NOUN" in parts_of_speech(name.lower())):
+        return True
+    key = topic_key(name)
+    return any(
+        parent in PACKAGE_FOLDERS and topic_key(part) == key
+        for path in paths
+        for parent, part in itertools.pairwise(path.split("/")[:-1])
+    )
+
+
+def _named_in_paths(name: str, files: Iterable[FileChange], *, folders: bool = False) -> bool:
+    """True when a folder or file (by its stem) of the change is named `name`, or each word of
+    a name of several is one path's folder or file: the project has the part a tag or scope
+    names ("fix(ui)" on `web/ui/…`, "fix(css)" on `plugins/css.ts`, "Mixed Model:" on
+    `tuners/mixed/model.py`); with `folders`, a folder only. Documentation shows no part
+    ("docs(blog):" on `docs/blog/`)."""
+    key = topic_key(name)
+    words = {topic_key(w) for w in name.split()} - {""}
+    for change in files:
+        if is_doc_path(change.path):
+            continue
+        parts = change.path.split("/")
+        keys = {topic_key(p) for p in parts[:-1]}
+        if not folders:
+            keys.add(topic_key(parts[-1].split(".", 1)[0]))
+        if key in keys or (len(words) > 1 and words <= keys):
+            return True
+    return False
+
+
+def _tag_names(tags: Iterable[str]) -> list[str]:
+    """The tags of a title as names: a tag with slashes ("feat/ui", "Grafana/OSDC") names
+    each of its parts but its commit types; a package's name ("@scope/pkg") stays whole."""
+    names: list[str] = []
+    for tag in tags:
+        if "/" in tag and not tag.startswith("@"):
+            names += [p.strip() for p in tag.split("/") if p.strip() and not is_commit_type(p)]
+        else:
+            names.append(tag)
+    return names
 
 
 def own_names(project: Project) -> frozenset[str]:
@@ -129,8 +222,8 @@ def _first_topic_folder(path: str, blocked: frozenset[str], skip: frozenset[str]
         return None
     for part in path.split("/")[:-1]:
         key = topic_key(part)
-        if part.startswith("."):
-            return None  # editor, agent and tool folders
+        if part.startswith(".") or key in _TOOLING_FOLDERS:
+            return None  # editor, agent, tool and experiment folders
         if not key or key in blocked or key in skip:
             continue
         return part
@@ -209,17 +302,29 @@ def build_context(
 
 
 def _spellings(tags: Iterable[Iterable[str]], titles: Iterable[str]) -> dict[str, str]:
-    """How the window writes names, from title tags ("[OpenVINO]") and title words with a
-    capital beyond the first letter ("CRCR", "XNNPACK"): the commonest spelling with a
-    capital wins, a tag's spelling before a word's; an all-lower-case tag only when no
-    capitalised spelling exists ("[cuda]" and "CUDA" give "CUDA")."""
+    """How the window writes names, from title tags ("[OpenVINO]", and each capitalised word
+    of a tag of several), title words with a capital beyond the first letter ("CRCR",
+    "XNNPACK") and capitalised words inside a title's sentence ("Samsung"): the commonest
+    spelling with a capital wins, a tag's spelling before a word's; an all-lower-case tag
+    only when no capitalised spelling exists ("[cuda]" and "CUDA" give "CUDA")."""
     seen: dict[str, Counter[str]] = {}
     for group in tags:
         for tag in group:
             seen.setdefault(topic_key(tag), Counter())[tag] += 2
+            # Each capitalised word of a longer tag: "Qualcomm" of "Qualcomm AI Engine Direct".
+            words = tag.split()
+            for word in words if len(words) > 1 else ():
+                if _NAME_WORD.match(word):
+                    seen.setdefault(topic_key(word), Counter())[word] += 1
     for title in titles:
         for word in _CASED_WORD.findall(title):
             seen.setdefault(topic_key(word), Counter())[word] += 1
+        # A name capitalised inside the title's sentence ("Fix Samsung backend …"), not
+        # its first word, which every title capitalises.
+        for word in split_title(title).subject.split()[1:]:
+            word = word.strip(".,;:!?()'\"`")
+            if _NAME_WORD.match(word) and not word.isupper():
+                seen.setdefault(topic_key(word), Counter())[word] += 1
     found = {}
     for key, counts in seen.items():
         cased = [(n, name) for name, n in counts.most_common() if not name.islower()]
@@ -258,6 +363,7 @@ def topics_for(
     # Source code with no topic of its own (a root `install_utils.py`) is the project's:
     # the change is not about the CI, test or doc files beside it.
     untopical_code = False
+    paths = [f.path for f in activity.files]
     for change in activity.files:
         names = glob_topics(project.topics, change.path)
         if not names:
@@ -269,6 +375,13 @@ def topics_for(
                 )
                 continue
             names = (context.display(candidate, project),)
+            if candidate != CI_TOPIC and not followable(names[0], paths):
+                # No place a reader follows ("typing", "ali"): the change's code is the
+                # project's, as a root file's would be.
+                untopical_code |= _SOURCE.search(change.path) is not None and not (
+                    is_ci_path(change.path) or is_test_path(change.path)
+                )
+                continue
             derived_keys.add(topic_key(names[0]))
         aside = is_ci_path(change.path) or is_test_path(change.path) or is_doc_path(change.path)
         for name in names:
@@ -279,7 +392,7 @@ def topics_for(
                 was_derived and topic_key(name) in derived_keys,
                 lines - max(1, change.lines),
             )
-    for tag in tags:
+    for tag in _tag_names(tags):
         key = topic_key(tag)
         rule = project.topic_for_key(key)
         if rule is not None:
@@ -291,15 +404,26 @@ def topics_for(
         elif prefixed := next((d for d in derived_keys if d != key and key.startswith(d)), None):
             # "Qualcomm AI Engine Direct - …" on backends/qualcomm/ is the Qualcomm topic.
             add(next(n for n in weights if topic_key(n) == prefixed))
-        elif key in derived_keys or (not project.topics and key not in blocked):
+        elif key in derived_keys:
             add(context.display(tag, project))
+        elif not project.topics and key not in blocked:
+            # A tag or scope names a part the change's files show the project has; a
+            # change without files is taken at its word.
+            shown = _named_in_paths(tag, activity.files) or not activity.files
+            folder = shown and _named_in_paths(tag, activity.files, folders=True)
+            if shown and followable(name := context.display(tag, project), paths, folder=folder):
+                add(name)
     for label in activity.labels:
         rule = project.topic_for_key(topic_key(label))
         area = label_topic(label)
         if rule is not None:
             add(rule.name)
-        elif area is not None and topic_key(area) not in blocked:
-            add(context.display(area, project))
+        elif (
+            area is not None
+            and topic_key(area) not in blocked
+            and followable(name := context.display(area, project), paths)
+        ):
+            add(name)
     # A topic holding under a fifth of a large change's files is a stray touch (one install
     # script among ten CI files): it follows the topics the change is about.
     many = len(activity.files) >= STRAY_MIN_FILES
