@@ -108,6 +108,14 @@ RELEASE_PLZ_BODY = (
             ((None, "5.12.3"), ("@astrojs/node", "9.4.1")),
             (),
         ),
+        (  # in changesets' pre mode
+            "withastro/astro",
+            "[ci] release (beta) (#14001)",
+            ("packages/astro/CHANGELOG.md",),
+            "# Releases\n## astro@6.0.0-beta.2\n\n### Patch Changes\n\n- Fix it\n",
+            ((None, "6.0.0-beta.2"),),
+            (),
+        ),
         (  # no headings to read: the packages whose changelogs it writes, versions unknown
             "withastro/astro",
             "ci: release",

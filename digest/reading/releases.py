@@ -91,7 +91,11 @@ _VERSIONLESS = re.compile(
 _VERSION_LINES = 4  # lines a file of such a change may add: a version string, a lockfile entry
 # Changesets' and release-plz's release PRs: "Version Packages", "[ci] release", "ci: release".
 _CHANGESETS = re.compile(r"^version\s+packages(?:\s*\((?:beta|next|alpha|rc)\))?$", re.I)
-_BARE_RELEASE = re.compile(r"^(?:\[ci\]\s*|(?:ci|chore|build)(?:\([\w-]+\))?:\s*)?release$", re.I)
+_BARE_RELEASE = re.compile(
+    r"^(?:\[ci\]\s*|(?:ci|chore|build)(?:\([\w-]+\))?:\s*)?release"
+    r"(?:\s*\((?:beta|next|alpha|rc)\))?$",
+    re.I,
+)
 # `## svelte@5.55.7` / `## @scope/pkg@1.0.0` in a changesets body.
 _BODY_VERSION = re.compile(
     rf"^#{{1,3}}\s+(?P<package>{_PACKAGE})@(?P<version>{_VERSION})\s*$", re.M
