@@ -14,6 +14,17 @@ from functools import cache
 
 import pytest
 
+from digest.check.proofread import proofread_sentences
+from digest.compose.layout import (
+    BACK_OUTS,
+    BREAKING,
+    IN_BRIEF,
+    MAINTENANCE,
+    OTHER,
+    RELEASES,
+    RELEASES_AND_SECURITY,
+    SECURITY,
+)
 from digest.compose.phrases import topic_of
 from digest.config import PACKAGE_FOLDERS, WireConfig, topic_key
 from digest.model import Activity, FileChange, Story
@@ -201,6 +212,39 @@ def test_a_private_folder_that_leads_gives_no_place_and_no_later_one_stands_in()
     # An example's folder is no place, though it is the change's topic.
     example = _event("examples/sqlx-postgres/src/main.rs", repo="tokio-rs/axum")
     assert example.topics == ("sqlx-postgres",) and topic_of(example) is None
+
+
+# ---------------------------------------------------------------- the proofread
+
+
+@pytest.mark.parametrize(
+    ("bad", "good", "titles"),
+    [
+        ("polars fixes X in Refactor [1].", "polars fixes X in polars-plan [1].", ()),
+        ("It lands three changes: two in SECURITY.", "It lands three changes: two in CI.", ()),
+        ("prometheus adds Y in feat/ui [1].", "prometheus adds Y in ui [1].", ()),
+        ("vite fixes Z in Ssr [1].", "vite fixes Z in SSR [1].", ("fix(ssr): Z", "SSR: W")),
+        ("prometheus fixes W in Promql [1].", "prometheus fixes W in promql [1].", ("promql: W",)),
+        ("It lands two: one each in create-vite and Css.", "… in create-vite and CSS.", ("CSS",)),
+        ("uv adds V in Ty [1].", "uv adds V in ty [1].", ("[ty] V",)),
+    ],
+)
+def test_the_proofread_catches_a_place_no_reader_follows(
+    bad: str, good: str, titles: tuple[str, ...]
+) -> None:
+    assert [p.rule for p in proofread_sentences([bad], titles=titles)] == ["place"]
+    assert "place" not in [p.rule for p in proofread_sentences([good], titles=titles)]
+
+
+def test_a_titles_own_words_and_our_theme_headings_are_no_misplaced_place() -> None:
+    said = "pytest fixes a typo in Refactor notes [1]."
+    assert proofread_sentences([said], titles=["Fix a typo in Refactor notes"]) == []
+    for bad in ("Refactor", "SECURITY", "feat/ui", "Promql"):
+        found = proofread_sentences(["It adds X."], headings=[bad], titles=["promql: X"])
+        assert [p.rule for p in found] == ["place"], bad
+    themes = [BACK_OUTS, OTHER, MAINTENANCE, IN_BRIEF, RELEASES, SECURITY, BREAKING]
+    themes += [RELEASES_AND_SECURITY, "New and changed", "Fixes", "promql"]
+    assert proofread_sentences(["It adds X."], headings=themes, titles=["fix: Y"]) == []
 
 
 # ---------------------------------------------------------------- the tuning files

@@ -18,6 +18,9 @@
 - the slips of titles of every convention, in `digest.check.proofread_rules`: capital-after-verb,
   type-word, semicolon-list, noun-as-verb, unconjugated-verb, wrong-article, cut-ending (the
   lede and headline only) and repeated-predicate (body sentences of one story).
+- place: a place no reader follows, after "in" or as a section's heading ("in Refactor",
+  "in SECURITY", "in feat/ui", "in Promql" where the titles write `promql:`), also in
+  `digest.check.proofread_rules`.
 
 Words a story quotes from a cited title are the title's, not ours: a title that says
 "Fix typo in docs" may say "in docs", and "Also run X" may say "also". A word counts as
@@ -41,9 +44,12 @@ from digest.check.proofread_rules import (
     capital_after_verb,
     cut_ending,
     has_finite_verb,
+    is_misplaced,
+    misplaced,
     noun_as_verb,
     repeated_predicates,
     semicolon_list,
+    title_forms,
     type_word,
     unconjugated_verb,
     wrong_article,
@@ -266,15 +272,19 @@ def proofread_sentences(
     names: Iterable[str] = (),
     lede: str | None = None,
     actions: Iterable[str] = (),
+    headings: Iterable[str] = (),
 ) -> list[Problem]:
     """The problems of a story given as its sentences and the titles it cites.
 
     `topics` are configured topic names and aliases: configuration wins, so a configured
     "Docs" topic is no container folder. `names` are the projects' names, which are no
     place in a sentence that already names the project. The headline, upper-case by design and no
-    sentence ("NO NEWS FROM X"), is read lower-cased and only for doubled words.
+    sentence ("NO NEWS FROM X"), is read lower-cased and only for doubled words. `headings`
+    are the sections' headings, read as places (`proofread_rules.is_misplaced`).
     """
+    titles = list(titles)
     pairs = _pairs(titles)
+    forms = title_forms(titles)
     configured = frozenset(topic_key(t) for t in topics)
     own = frozenset(n.lower() for n in names)
     told = [(s, _tokens(s, pairs)) for s in sentences if s.strip()]
@@ -288,6 +298,9 @@ def proofread_sentences(
             for text in _generic_folder(tokens, configured)
         ]
         problems += [Problem("own-name", text, sentence) for text in _own_name(tokens, own)]
+        problems += [
+            Problem("place", t, sentence) for t in misplaced(tokens, pairs, forms, configured)
+        ]
         problems += [Problem("noun-as-verb", t, sentence) for t in noun_as_verb(tokens, own)]
         problems += [Problem("semicolon-list", t, sentence) for t in semicolon_list(sentence)]
         if match := _CAPITAL_STAND_IN.match(sentence):
@@ -303,6 +316,11 @@ def proofread_sentences(
         problems += [Problem("doubled-word", t, headline) for t in _doubled_word(tokens, pairs)]
         problems += [Problem("cut-ending", t, headline) for t in cut_ending(tokens)]
         problems += [Problem("wrong-article", t, headline) for t in wrong_article(tokens, pairs)]
+    problems += [
+        Problem("place", heading, heading)
+        for heading in headings
+        if topic_key(heading) not in configured and is_misplaced(heading, forms, heading=True)
+    ]
     problems += _connectives(read)
     body = [(s, tokens) for s, tokens in told if s != lede]  # a lede sums the body up
     problems += [Problem("repeated-predicate", p, s) for p, s in repeated_predicates(body)]
@@ -334,4 +352,5 @@ def proofread(story: Story, *, config: WireConfig | None = None) -> list[Problem
         names=names,
         lede=story.lede,
         actions=[i.text for i in story.action_items],
+        headings=[s.heading for s in story.sections],
     )

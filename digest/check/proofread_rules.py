@@ -15,6 +15,9 @@ marked `quoted` and are the title's, not ours) and yields the words that break i
 - cut-ending: a headline or lede that ends on a function word or a cut phrase ("… once a
   rate limit is.", "… AND MOVE").
 - repeated-predicate: the same verb and object in two sentences of one story.
+- place: a place a reader cannot follow, after "in" or as a section's heading: a commit
+  type ("in Refactor", "in SECURITY"), a path or a type and its scope ("in feat/ui"), or a
+  name we title-cased that the cited titles write otherwise ("in Promql", "in Ssr").
 
 `has_finite_verb` is the no-finite-verb heuristic that `digest.check.proofread` documents.
 """
@@ -47,7 +50,12 @@ from digest.english.words import (
     verb_lemma,
     words,
 )
-from digest.reading.title_tags import STRICT_TYPE_WORDS, TYPE_WORDS
+from digest.reading.title_tags import (
+    STRICT_TYPE_WORDS,
+    TYPE_WORDS,
+    is_commit_type,
+    reads_as_word,
+)
 
 # Words that join a sentence to the one before: each opens at most one sentence of a story.
 CONNECTIVES = tuple(
@@ -302,3 +310,71 @@ def _modifies(before: str, word: str) -> bool:
     if before in DETERMINERS or not re.search(r"[a-z]", before):
         return True
     return parts_of_speech(before) == {"ADJ"}
+
+
+# ---------------------------------------------------------------- places
+
+_FORM = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def title_forms(titles: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Each word of the titles, lower-cased, and the forms the titles write it in
+    ("promql" → {"promql"}, "ssr" → {"ssr", "SSR"})."""
+    forms: dict[str, set[str]] = {}
+    for title in titles:
+        for word in _FORM.findall(title):
+            forms.setdefault(word.lower(), set()).add(word)
+    return {word: frozenset(found) for word, found in forms.items()}
+
+
+def is_misplaced(name: str, forms: dict[str, frozenset[str]], *, heading: bool = False) -> bool:
+    """True when `name`, named as a place ("… in X", a section's heading), is none a reader
+    follows: a commit type in a name's case ("Refactor", "SECURITY", "Typing"), a path or a
+    type and its scope ("feat/ui"), or a name we title-cased that the titles write otherwise
+    ("Promql" of `promql:`, "Ssr" of `fix(ssr):`, "Cpu" where they write "CPU").
+
+    A `heading` that is a capitalised noun may be a theme of ours ("Fixes", "Security"),
+    which no check may tell from a topic of that name: topics never are commit types
+    (`digest.reading.topics.followable`), and tests/test_places.py reads every heading's
+    topic."""
+    name = name.rstrip(".,;:")
+    if not name or name.startswith(("`", "@", "“", '"')):
+        return False
+    if "/" in name:
+        return True
+    theme = heading and name.istitle() and "NOUN" in parts_of_speech(name.lower())
+    if not name.islower() and is_commit_type(name) and not theme:
+        return True
+    titled = name[:1].isupper() and name[1:].islower() and name.isalpha()
+    written = forms.get(name.lower(), frozenset())
+    return titled and bool(written) and name not in written and not reads_as_word(name)
+
+
+def misplaced(
+    tokens: Sequence[Token],
+    pairs: frozenset[tuple[str, str]],
+    forms: dict[str, frozenset[str]],
+    configured: frozenset[str],
+) -> Iterable[str]:
+    """The places after our "in" that `is_misplaced` rejects, each of a list ("one each in
+    create-vite and Css"); configured topics are the project's, and a title's own "in X" is
+    the title's ("Fix typo in Refactor guide"). A place is read whole, so a title's closing
+    bracket beside it (`fix(ssr):`) does not make it the title's; nor is a quotation ours
+    (“… crash in warmup/inference loops”)."""
+    quoting = False
+    for i, token in enumerate(tokens[:-1]):
+        if token.text in ("“", "”"):
+            quoting = token.text == "“"
+        if token.key != "in" or token.quoted or quoting:
+            continue
+        j = i + 1
+        while j < len(tokens):
+            candidate, before = tokens[j], tokens[j - 1]
+            key = re.sub(r"[^a-z0-9]+", "", candidate.key)
+            said = (before.key, candidate.key) in pairs
+            if not said and key not in configured and is_misplaced(candidate.text, forms):
+                yield f"{token.text} {candidate.text}"
+            if j + 1 < len(tokens) and (tokens[j + 1].text == "," or tokens[j + 1].key == "and"):
+                j += 2
+                continue
+            break
