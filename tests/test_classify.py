@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from digest.config import Project, TopicRule, WireConfig
-from digest.english.clauses import nominalize, split_verb, third_person
+from digest.english.clauses import nominalize
+from digest.english.shapes import split_verb, third_person
 from digest.model import Activity, FileChange
 from digest.reading.bodies import clean_body
 from digest.reading.classify import classify, classify_one, undo_target

@@ -1,4 +1,4 @@
-"""Each name of `bot/` has one address: where it is defined.
+"""Each name of `bot/` and `digest/` has one address: where it is defined.
 
 A caller (in bot/, tests/ or bench/) imports a name from the module that defines it, never
 from a module that merely imports it too (a re-export left behind by a move), and never a
@@ -13,11 +13,12 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CALLERS = ("bot", "tests", "bench")
+CALLERS = ("bot", "digest", "tests", "bench")
+PACKAGES = ("bot", "digest")
 
 
 def source_of(module: str) -> Path | None:
-    """The file of a `bot` module, or None when `module` is no module (a name in one)."""
+    """The file of a `bot` or `digest` module, or None when `module` is no module."""
     path = ROOT.joinpath(*module.split("."))
     if (path / "__init__.py").is_file():
         return path / "__init__.py"
@@ -45,7 +46,8 @@ def defined_and_imported(path: Path) -> tuple[set[str], set[str]]:
 
 
 def from_imports(top: str) -> list[tuple[str, int, str, str]]:
-    """(file, line, module, name) of every `from bot.… import name` under `top`."""
+    """(file, line, module, name) of every `from bot.… import name` (or `digest.…`) under
+    `top`."""
     found = []
     for path in sorted((ROOT / top).rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -53,7 +55,7 @@ def from_imports(top: str) -> list[tuple[str, int, str, str]]:
             if (
                 isinstance(node, ast.ImportFrom)
                 and node.level == 0
-                and (node.module or "").split(".")[0] == "bot"
+                and (node.module or "").split(".")[0] in PACKAGES
             ):
                 rel = str(path.relative_to(ROOT))
                 found += [(rel, node.lineno, str(node.module), a.name) for a in node.names]
@@ -90,7 +92,8 @@ def test_no_private_name_is_imported_from_another_module() -> None:
 def test_only_a_package_gathers_names_with_all() -> None:
     gathering = [
         str(path.relative_to(ROOT))
-        for path in sorted((ROOT / "bot").rglob("*.py"))
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
         if path.name != "__init__.py"
         and any(
             isinstance(node, ast.Assign)

@@ -9,7 +9,8 @@ from functools import cache
 import lemminflect
 import pytest
 
-from digest.english.clauses import clause, nominalize, split_verb, third_person
+from digest.english.clauses import clause, nominalize
+from digest.english.shapes import split_verb, third_person
 from digest.reading.titles import split_title
 from tests.digest_data import ACTIVITY
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import cache
 
 from digest.compose import compose
-from digest.english.clauses import split_verb
+from digest.english.shapes import split_verb
 from digest.english.similarity import content_words
 from digest.model import Activity, Story, Window
 from digest.reading.titles import split_title

@@ -31,7 +31,8 @@ from digest.compose import compose
 from digest.config import Project, WireConfig
 from digest.errors import WireError
 from digest.model import Activity, Story, Window, stable_id
-from digest.reading.classify import Event, classify
+from digest.reading.classify import classify
+from digest.reading.event import Event
 from digest.reading.releases import TAG_PREFIX, release_of
 from digest.sources import Source
 

@@ -29,10 +29,9 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from digest.english.articles import indefinite_article
-from digest.english.clauses import split_verb
 from digest.english.nouns import ADJECTIVE_PREFIXES
 from digest.english.numbers import CARDINALS
-from digest.english.shapes import is_adverb
+from digest.english.shapes import is_adverb, split_verb
 from digest.english.words import (
     CHANGE_VERBS,
     CONJUNCTIONS,

@@ -10,7 +10,8 @@ import re
 
 from digest.config import WireConfig, topic_key
 from digest.english.articles import with_article
-from digest.english.clauses import clause, nominalize, shorten, split_verb
+from digest.english.clauses import clause, nominalize, shorten
+from digest.english.shapes import split_verb
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
 from digest.reading.topics import CI_TOPIC

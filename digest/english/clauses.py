@@ -55,18 +55,6 @@ from digest.english.words import (
     verb_lemma,
 )
 
-__all__ = [
-    "clause",
-    "first_clause",
-    "names_trouble",
-    "nominalize",
-    "past_tense",
-    "shorten",
-    "split_kind_verb",
-    "split_verb",
-    "third_person",
-]
-
 
 @lru_cache(maxsize=8192)
 def clause(subject: str, *, verb: str | None = None, kind: str | None = None) -> str:

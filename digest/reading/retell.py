@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from digest.english.clauses import split_verb
+from digest.english.shapes import split_verb
 from digest.model import Activity
 from digest.reading.audience import fork_subject, is_fork_merge
 from digest.reading.event import Event

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from digest.english.clauses import split_verb
+from digest.english.shapes import split_verb
 from digest.reading.title_tags import AREA_TYPES, TYPE_WORDS, first_product, type_prefix
 
 # Title tags that say nothing about the subject (N2).
