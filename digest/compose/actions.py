@@ -28,7 +28,7 @@ from digest.compose.release import breaking_note, versions
 from digest.config import WireConfig, topic_key
 from digest.english.clauses import nominalize
 from digest.english.numbers import count_word
-from digest.english.words import CONJUNCTIONS, parts_of_speech
+from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
 from digest.reading.event import Event
 from digest.reading.why import quotation
@@ -200,8 +200,6 @@ def _partial(words: list[str]) -> bool:
 _QUOTED_WORDS = 16
 
 
-# Verbs that give users something new: only then is there a setting to consider.
-_ADDING = frozenset({"add", "introduce", "expose", "support", "implement", "enable"})
 
 
 def capability_item(unit: Unit, *, name: str) -> str | None:
@@ -212,7 +210,7 @@ def capability_item(unit: Unit, *, name: str) -> str | None:
     "try it" of nothing in particular is a template, not advice."""
     event = unit.lead
     where = place(event, name)
-    adds = event.verb in _ADDING or event.predicate.split(" ", 1)[0] in ("adds", "introduces")
+    adds = event.verb in ADDING_VERBS or event.predicate.split(" ", 1)[0] in ("adds", "introduces")
     if _SETTING.search(event.obj) and adds:
         lead = f"Consider the new setting if you configure {where}"
     elif event.new_support or _SUPPORT.search(event.obj):

@@ -75,6 +75,8 @@ CHANGE_VERBS = words(
     "consolidate unify split merge document sync vendor pin unpin regen rework tune "
     "validate gate export"
 )
+# Verbs that give users something new (an item may ask them to try it).
+ADDING_VERBS = words("add introduce expose support implement enable")
 # Verbs of programming that lemminflect's lexicon lacks, or knows only as nouns: "Sync X",
 # "Vendor X", "Backport X" open a title with a verb.
 TECH_VERBS = words(

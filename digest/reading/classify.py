@@ -50,6 +50,11 @@ _RELAND_BODY = re.compile(
 )
 _QUOTED = re.compile(r'^["“\'](.+?)["”\']\s*(?:\(#\d+\))?\s*(.*)$')
 
+# Which part of a series a title is: "(part 1)", "[2/3]", "(take 2)"; no news of its own.
+_PART_MARK = re.compile(
+    r"\s*[(\[]\s*(?:(?:part|pt\.?|take|step)\s*\d+(?:\s*(?:/|of)\s*\d+)?|\d+\s*/\s*\d+)\s*[)\]]\s*$",
+    re.I,
+)
 _RISK = re.compile(r"\*\*risk:?\*\*:?\s*(high|medium|low)", re.I)
 _LINT = re.compile(r"\b(lint\w*|format\w*|typos?|codemod|clang-format|pyre|spelling)\b", re.I)
 
@@ -144,6 +149,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
     tags = [t for t in parts.tags if topic_key(t) not in ignored]
     subject = parts.subject
     verb, obj = split_kind_verb(subject, parts.kind)
+    obj = _PART_MARK.sub("", obj)  # "Add MLX delegate (part 1)" adds the MLX delegate
     release = None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
     bump = dependency_bump(activity, subject) if release is None else None
     body = clean_body(activity.body)
