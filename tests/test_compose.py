@@ -13,6 +13,7 @@ import pytest
 
 from digest.check.proofread_rules import CONNECTIVES
 from digest.compose import compose
+from digest.compose.body import ATTRIBUTIONS
 from digest.config import Project, TopicRule, WireConfig
 from digest.errors import UnknownTopicError
 from digest.model import Activity, FileChange, Story, Window
@@ -398,6 +399,10 @@ def test_a_day_gives_a_repeated_subject_a_stand_in() -> None:
     assert all(a != b for a, b in pairwise(subjects)), subjects
 
 
+# The frames a quotation of a description opens with ("its description says ").
+FRAMES = "|".join(re.escape(frame.split("“")[0]) for frame in ATTRIBUTIONS)
+
+
 def test_a_quoted_title_is_whole_or_ends_in_an_ellipsis() -> None:
     """A quotation (a backed-out or relanded title) is the title as written, or a cut of it
     marked with "…", across every day and week of the corpus. A quotation of a change's
@@ -412,9 +417,7 @@ def test_a_quoted_title_is_whole_or_ends_in_an_ellipsis() -> None:
         bodies = " ".join(
             plain(a.body) for a in activities if a.sha in {r.sha for r in story.references}
         )
-        found = [
-            m for text in texts for m in re.finditer(r"(its description says )?“([^”]*)”", text)
-        ]
+        found = [m for text in texts for m in re.finditer(rf"({FRAMES})?“([^”]*)”", text)]
         for said, quote in (m.groups() for m in found):
             if said:
                 described += 1
@@ -476,3 +479,13 @@ def test_backend_folders_come_from_the_project() -> None:
 
     assert first_sentence(backend_folders=("drivers",)).startswith("Engine's Vulkan backend adds")
     assert not first_sentence().startswith("Engine's")
+
+
+def test_no_frame_of_a_quotation_is_heard_more_than_twice_in_a_story() -> None:
+    from digest.compose.body import MAX_FRAME_USES
+    from tests.digest_data import every_story
+
+    for label, story in every_story():
+        text = " ".join(s.text for s in story.body)
+        for frame in ATTRIBUTIONS:
+            assert text.count(frame.split("“")[0]) <= MAX_FRAME_USES, (label, frame)

@@ -10,6 +10,7 @@ import pytest
 
 from digest.check import check_story
 from digest.compose import compose
+from digest.compose.body import ATTRIBUTIONS
 from digest.model import Activity, Sentence, Window, cited_numbers
 from digest.reading.bodies import clean_body
 from digest.reading.why import MAX_QUOTE_WORDS, quotation, stated_reason
@@ -158,7 +159,7 @@ def why_figure() -> tuple[int, int]:
                     continue
                 if quotation(clean_body(change.body), change.title):
                     stated += 1
-                    carried += "its description says" in sentence.text
+                    carried += any(f.split("“")[0] in sentence.text for f in ATTRIBUTIONS)
             monday += timedelta(days=7)
     return stated, carried
 

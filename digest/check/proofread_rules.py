@@ -223,8 +223,8 @@ def predicates(tokens: Sequence[Token]) -> Iterable[tuple[str, str]]:
     """(verb lemma, object) of each verb of ours in a sentence: up to six content words
     after it, lower-cased ("updates release notes" → ("update", "release notes"))."""
     for i, token in enumerate(tokens):
-        if not _is_our_verb(token) or verb_lemma(token.key) == "say":
-            continue  # "its description says “…”" quotes, it tells nothing twice
+        if not _is_our_verb(token) or verb_lemma(token.key) in ("say", "put"):
+            continue  # "its description says “…”", "… puts it, “…”" quote, they tell nothing
         content: list[str] = []
         for following in tokens[i + 1 :]:
             if following.text in (",", ";", ".", ":", "—", "–") or following.text[:1] == "[":

@@ -56,6 +56,16 @@ _CONNECTIVE = re.compile(r"\b(" + "|".join(CONNECTIVES) + r")\b", re.I)
 OPENINGS = (*_SAME_KIND, *_OTHER_KIND, *_ELSEWHERE, *_BEYOND, _NEXT_PROJECT)
 
 
+# How a quotation of a change's description is introduced after "; ". A story uses each
+# at most `MAX_FRAME_USES` times, so no frame is heard over and over.
+ATTRIBUTIONS = (
+    "its description says “{q}”",
+    "in its author's words, “{q}”",
+    "as its description puts it, “{q}”",
+)
+MAX_FRAME_USES = 2
+
+
 @dataclass
 class Openings:
     """The sentence openings of one story: every connective at most once, taken in the
@@ -64,6 +74,14 @@ class Openings:
     seed: int = 0
     used: set[str] = field(default_factory=set)
     stand_ins: int = 0  # stand-ins for a repeated subject so far, so they take turns
+    quoted: int = 0  # quotations of descriptions so far, so their frames take turns
+
+    def attribution(self) -> str | None:
+        """The frame of the story's next quotation (`ATTRIBUTIONS`), or None once every
+        frame has been used `MAX_FRAME_USES` times."""
+        if self.quoted >= len(ATTRIBUTIONS) * MAX_FRAME_USES:
+            return None
+        return ATTRIBUTIONS[(self.seed + self.quoted) % len(ATTRIBUTIONS)]
 
     def _first_free(self, pool: tuple[str, ...]) -> str | None:
         for turn in range(len(pool)):
@@ -158,9 +176,11 @@ def unit_sentence(
     max_words: int = 16,
     known_topic: str | None = None,
     quote: bool = False,
+    openings: Openings | None = None,
 ) -> str:
     """One sentence about a unit: who did what, where (unless known), with its citations;
-    with `quote`, what its description says of why, verbatim (`why.quotation`)."""
+    with `quote`, what its description says of why, verbatim (`why.quotation`), in the
+    story's next frame (`openings.attribution`)."""
     event = unit.lead
     if event.relanded:
         predicate = f"briefly backs out and relands {quoted_title(event, max_words=12)}"
@@ -210,14 +230,17 @@ def unit_sentence(
     # wins over the quotation.
     untold = bool(unit.related) and related and not retold
     said = quotation(event.body, event.activity.title) if quote and not untold else None
-    if said and event.kind not in ("revert", "reland"):
-        quoted = f"{sentence}; its description says “{said}”"
+    frame = openings.attribution() if openings else ATTRIBUTIONS[0]
+    if said and frame and event.kind not in ("revert", "reland"):
+        quoted = f"{sentence}; {frame.format(q=said)}"
         # The quotation must read as well as our own words: no connective of ours twice,
         # no container folder or own name as a place.
         if not _CONNECTIVE.search(said) and reads_well(
             quoted + ".", event.activity.title, (name, event.project.name)
         ):
             sentence = quoted
+            if openings:
+                openings.quoted += 1
     own = (*event.linked, event.activity)
     sentence += f" {cite_capped(*own)}"
     room = MAX_CITATIONS - len({a.sha for a in own})

@@ -78,6 +78,7 @@ def write_day_body(
                     related=detail >= 2,
                     max_words=_OBJECT_WORDS[detail],
                     quote=_quotes(detail, position),
+                    openings=openings,
                 )
             )
         named, counted = _split_extras([*units[len(major) :], *pick.extra], keep=3 if detail else 2)
@@ -218,6 +219,7 @@ def _section(
             max_words=words,
             known_topic=known,
             quote=_quotes(detail, position),
+            openings=openings,
         )
         for position, unit in enumerate(units[:own])
     ]

@@ -78,7 +78,11 @@ def claim(text: str) -> str:
 
 def _unquoted(text: str) -> str:
     """A claim without the quotation of a description that may follow it."""
-    return text.split("; its description says", 1)[0]
+    return re.split(
+        r"; (?:its description says|in its author's words,|as its description puts it,)",
+        text,
+        maxsplit=1,
+    )[0]
 
 
 def markers(text: str) -> str:
