@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from datetime import UTC, datetime, timedelta
 from functools import cache
 
 import pytest
@@ -27,35 +26,15 @@ from digest.compose.layout import (
 )
 from digest.compose.phrases import topic_of
 from digest.config import PACKAGE_FOLDERS, WireConfig, topic_key
-from digest.model import Activity, FileChange, Story
+from digest.model import Activity, Story
 from digest.reading.classify import classify
 from digest.reading.event import Event
 from digest.reading.title_tags import reads_as_word
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, days_and_weeks, every_story, example_config
+from tests.test_topics import change
 
 BARE = WireConfig()
-
-
-def change(
-    *paths: str,
-    title: str = "Tune things",
-    repo: str = "acme/foo",
-    labels: tuple[str, ...] = (),
-    n: int = 0,
-    lines: tuple[int, ...] = (),
-) -> Activity:
-    return Activity(
-        repo=repo,
-        sha=f"{n:040x}",
-        title=title,
-        labels=labels,
-        landed_at=datetime(2026, 6, 1, tzinfo=UTC) + timedelta(minutes=n),
-        files=tuple(
-            FileChange(path=p, additions=(lines[i] if i < len(lines) else 5), deletions=1)
-            for i, p in enumerate(paths)
-        ),
-    )
 
 
 def topics(*activities: Activity) -> list[tuple[str, ...]]:

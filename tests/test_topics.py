@@ -31,14 +31,19 @@ def change(
     title: str = "Tune things",
     labels: tuple[str, ...] = (),
     n: int = 0,
+    lines: tuple[int, ...] = (),
 ) -> Activity:
+    """A change of `paths`, each adding `lines[i]` lines (5 where `lines` is short)."""
     return Activity(
         repo=repo,
         sha=f"{n:040x}",
         title=title,
         labels=labels,
         landed_at=datetime(2026, 6, 1, tzinfo=UTC) + timedelta(minutes=n),
-        files=tuple(FileChange(path=p, additions=5, deletions=1) for p in paths),
+        files=tuple(
+            FileChange(path=p, additions=(lines[i] if i < len(lines) else 5), deletions=1)
+            for i, p in enumerate(paths)
+        ),
     )
 
 
