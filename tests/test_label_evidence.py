@@ -100,3 +100,15 @@ def test_translations_are_files_of_another_language_not_its_code(
     title: str, paths: tuple[str, ...], trivia: str | None
 ) -> None:
     assert classify_one(change(title, *paths), USERS).trivia == trivia
+
+
+def test_a_merge_commit_is_read_by_its_pull_requests_title() -> None:
+    merged = change(
+        "Merge pull request #31488 from luhenry/riscv",
+        "src/core.c",
+        body="BUG: fix memory leak in the zeros constructor\n\nThe buffer was never freed.",
+    )
+    event = classify_one(merged, USERS)
+    assert event.kind == "fix"
+    assert event.predicate == "fixes memory leak in the zeros constructor"
+    assert event.body.startswith("The buffer was never freed")

@@ -142,8 +142,26 @@ def classify_one(
     return replace(reading.event, topics=topics)
 
 
+# A merge commit's own title says nothing of the change: "Merge pull request #31488 from
+# luhenry/riscv" (the pull request's title is the first line of its body), "Merge branch
+# 'main' into next".
+_MERGED_PULL = re.compile(r"^merge pull request #(?P<number>\d+) from \S+$", re.I)
+
+
+def _titled(activity: Activity) -> Activity:
+    """`activity` with its pull request's title when its own is a merge commit's."""
+    match = _MERGED_PULL.match(activity.title)
+    first = activity.body.strip().split("\n", 1)[0].strip()
+    if match is None or not first:
+        return activity
+    number = activity.number or int(match["number"])
+    body = activity.body.strip()[len(first) :].strip()
+    return activity.model_copy(update={"title": first, "number": number, "body": body})
+
+
 def read_change(activity: Activity, project: Project) -> Reading:
     """Everything `classify_one` finds in `activity` that needs no other change of the window."""
+    activity = _titled(activity)
     parts = split_title(activity.title)
     ignored = {topic_key(t) for t in project.ignore_tags} | {topic_key(project.name)}
     tags = [t for t in parts.tags if topic_key(t) not in ignored]
