@@ -11,6 +11,7 @@ from digest.model import CITATION
 # Cf: bidi overrides and isolates, zero-width spaces and joiners, U+FEFF, soft hyphens, tag
 # characters…) go too, by category: invisible in a title, they can reorder or hide text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+_RST_CODE = re.compile(r"``([^`]+)``")
 # A fragment longer than this (GitHub caps a title at 256) is cut at a word boundary.
 MAX_FRAGMENT_CHARS = 256
 
@@ -26,6 +27,7 @@ def clean_fragment(text: str) -> str:
     text = "".join(c for c in text if unicodedata.category(c) != "Cf")
     text = re.sub(r"\s+", " ", text).strip()
     text = CITATION.sub(lambda m: f"({m.group(1)})", text)
+    text = _RST_CODE.sub(r"`\1`", text)  # reStructuredText's ``code`` reads as Markdown's
     return shorten(text.rstrip(" .;:,"), MAX_FRAGMENT_CHARS)
 
 

@@ -489,3 +489,21 @@ def test_no_frame_of_a_quotation_is_heard_more_than_twice_in_a_story() -> None:
         text = " ".join(s.text for s in story.body)
         for frame in ATTRIBUTIONS:
             assert text.count(frame.split("“")[0]) <= MAX_FRAME_USES, (label, frame)
+
+
+def test_no_opening_claims_two_changes_are_alike() -> None:
+    """ "Likewise" and "Similarly" joined unrelated fixes: another change of the same kind
+    opens with a connective that adds, not one that compares."""
+    from tests.digest_data import every_story
+
+    for label, story in every_story():
+        text = " ".join(s.text for s in story.body)
+        assert not re.search(r"\b(Likewise|Similarly|Along the same lines),", text), label
+
+
+def test_restructured_texts_code_reads_as_markdowns() -> None:
+    from digest.untrusted import clean_fragment
+
+    assert clean_fragment("ENH: add ``np.matvec`` for ``object`` arrays") == (
+        "ENH: add `np.matvec` for `object` arrays"
+    )

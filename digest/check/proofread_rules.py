@@ -66,6 +66,8 @@ CONNECTIVES = tuple(
         "likewise",
         "similarly",
         "along the same lines",
+        "on top of that",
+        "additionally",
         "separately",
         "beyond that",
         "in other areas",

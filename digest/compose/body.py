@@ -35,12 +35,9 @@ _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
 # kind as the one before ("It also fixes …"), and for one of another kind. Each opens at
 # most one sentence of a story, and a story's rotation (`Openings.seed`) picks which comes
 # first, so no connective or scaffold runs through most stories of a feed.
-_SAME_KIND = (
-    "{s} also {p}",
-    "Likewise, {s} {p}",
-    "Along the same lines, {s} {p}",
-    "Similarly, {s} {p}",
-)
+# Another change of the same kind: an opening that adds, never one that claims the two
+# are alike ("Likewise", "Similarly" joined unrelated fixes).
+_SAME_KIND = ("On top of that, {s} {p}", "Additionally, {s} {p}", "{s} also {p}")
 _OTHER_KIND = ("In addition, {s} {p}", "Separately, {s} {p}", "Beyond that, {s} {p}")
 _ELSEWHERE = (
     "Elsewhere, {s} {p}",
