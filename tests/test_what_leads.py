@@ -278,11 +278,14 @@ def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
         "A quiet day for Widgets: only internal work landed, four changes,"
     )
     assert story.checks is not None and story.checks.problems == ()
-    # One change users see, and the lede tells the news as news.
+    # One change users see among five: no quiet day, and the lede tells the news as news.
     story = story_of(
         *work, change("Add `merge_sorted` for many frames", ("src/widgets/m.py", 9), n=4)
     )
-    assert "internal work" not in story.lede
+    assert "quiet" not in story.lede
+    assert story.lede.startswith("Five changes landed in Widgets, most of them internal work")
+    assert "the one users see added `merge_sorted` for many frames" in story.lede
+    assert story.checks is not None and story.checks.problems == ()
 
 
 def test_a_folder_found_only_among_examples_is_no_place_in_a_sentence_or_item() -> None:

@@ -99,6 +99,15 @@ def _leading_verb(phrase: str) -> str | None:
     return words[0] if len(words) > 1 else None
 
 
+def _counted_kinds(listed: list[str]) -> str:
+    """ "internal work" or "dependency updates": what most of a busy window was."""
+    return (
+        "dependency updates"
+        if listed and "dependency" in listed[-1] and len(listed) == 1
+        else ("internal work and housekeeping")
+    )
+
+
 def write_lede(
     picks: list[ProjectPick], *, config: WireConfig, window: Window, topic: str | None
 ) -> str:
@@ -116,6 +125,18 @@ def write_lede(
         counted.append(f"{count_word(bumps)} dependency {updates}" if bumps else "")
         listed = [c for c in counted if c]
         besides = f"besides {join_words(listed)}, " if listed else ""
+        commits = sum(p.landed for p in picks)
+        if is_quiet(landed) and not is_quiet(commits) and landed * 2 < commits:
+            # A busy window whose news is a few changes among housekeeping is no quiet one.
+            told = (
+                "the one users see"
+                if landed == 1
+                else f"of the {count_word(landed)} users see, the most notable"
+            )
+            return (
+                f"{count_word(commits).capitalize()} changes landed in {names}{on}, "
+                f"most of them {_counted_kinds(listed)}; {told} {lead}."
+            )
         if not is_quiet(landed):
             # Many changes, none that users see: say so before naming the most notable.
             return (
