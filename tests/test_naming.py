@@ -28,3 +28,15 @@ def test_a_change_whose_sentence_would_paste_title_fragments_is_counted_not_name
         "Improve error messages of the parser",
     }
     assert "two more changes" in text  # counted, not dropped
+
+
+def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
+    from digest.english.clean import is_clean
+    from digest.reading.classify import classify_one
+
+    assert not is_clean("astros unable to properly handle snippet props")  # a name conjugated
+    assert is_clean("only deepcopies non-updated fields in `model_copy()`")
+    assert is_clean("syncs the vendored stubs")
+    # a word no lexicon knows (a typo of a verb) opens no noun phrase we can name
+    assert not classify_one(change("upgade Go modules", "go.mod"), USERS).clean
+    assert classify_one(change("Upgrade Go modules", "go.mod"), USERS).clean

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from digest.english.words import (
+    ADVERBS,
     CHANGE_VERBS,
     CONJUNCTIONS,
     DETERMINERS,
@@ -62,8 +63,22 @@ def given_verb(title: str) -> bool:
     return True
 
 
+def _known_verb(word: str) -> bool:
+    """True for a third-person verb the lexicon knows, or one of programming ("syncs")."""
+    word = word.lower()
+    if verb_lemma(word) is not None:
+        return True
+    return any(word.endswith(end) and word[: -len(end)] in TECH_VERBS for end in ("es", "s"))
+
+
 def is_clean(predicate: str) -> bool:
-    """True when `predicate` has no parenthetical, "+" or "&", or trailing fragment."""
+    """True when `predicate` opens with a verb the lexicon knows ("astros unable to …" is a
+    name conjugated) and has no parenthetical, "+" or "&", or trailing fragment."""
+    words_ = predicate.split()
+    while words_ and (words_[0].lower() in ADVERBS or words_[0].lower().endswith("ly")):
+        words_ = words_[1:]  # "only deepcopies …", "correctly compiles …"
+    if not words_ or not _known_verb(words_[0]):
+        return False
     prose = _CODE.sub("code", predicate)
     if _PARENTHETICAL.search(prose) or _JOINED.search(prose):
         return False

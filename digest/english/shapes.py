@@ -14,6 +14,7 @@ from functools import lru_cache
 from digest.english.clean import given_verb
 from digest.english.nouns import ADJECTIVE_PREFIXES, PROBLEM_NOUNS
 from digest.english.words import (
+    ADVERBS,
     ARTICLES,
     CHANGE_NOUNS,
     CHANGE_VERBS,
@@ -40,9 +41,6 @@ from digest.english.words import (
     verb_form,
     verb_lemma,
 )
-
-_ADVERBS = frozenset({"only", "always", "also", "just", "still", "now", "explicitly", "early"})
-
 
 # Words that open an object and nothing else: a noun before one is a verb ("Vendor the X").
 
@@ -175,7 +173,7 @@ def is_adverb(word: str) -> bool:
     lowered = bare(word).lower()
     if is_identifier(word) or not lowered.isalpha():
         return False
-    if lowered in _ADVERBS or (lowered.endswith("ly") and "ADV" in parts_of_speech(lowered)):
+    if lowered in ADVERBS or (lowered.endswith("ly") and "ADV" in parts_of_speech(lowered)):
         return True
     stem = lowered[:-3] + "y" if lowered.endswith("ily") else lowered[:-2]
     return lowered.endswith("ly") and len(stem) >= 3 and "ADJ" in parts_of_speech(stem)

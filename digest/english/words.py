@@ -43,6 +43,8 @@ ARTICLES = words("the a an this these those its their each every")
 NEGATED_DO = words("didn't doesn't don't")
 # Words a phrase goes on with: a cut after one of them leaves the phrase open.
 PHRASE_JOINERS = words("and or to for of in on with the a an from by")
+# Adverbs a title opens with before its verb ("Only deepcopy X", "Always rechunk Y").
+ADVERBS = words("only always also just still now explicitly early")
 MODALS = frozenset({"should", "must", "can", "will", "would", "may", "might", "shall", "could"})
 NEGATIONS = ("don't", "do not", "dont", "never", "no longer", "doesn't", "does not", "cannot")
 # Words that open a noun-phrase title and are ordinary words, never names: lowercased.

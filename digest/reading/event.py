@@ -8,6 +8,7 @@ from typing import Literal
 from digest.config import Project
 from digest.english.clauses import clause
 from digest.english.clean import is_clean
+from digest.english.words import parts_of_speech
 from digest.model import Activity, Urgency
 from digest.reading.releases import Release
 from digest.reading.signals import Bump
@@ -95,6 +96,9 @@ class Event:
         clean is counted, not named, unless readers must hear of it."""
         if self.kind in ("revert", "reland", "release", "bump"):
             return True  # told by phrases of their own, which quote or name them
+        first = self.subject.split()[0] if self.subject.split() else ""
+        if self.verb is None and first.isalpha() and first.islower() and not parts_of_speech(first):
+            return False  # "upgade Go modules": a word no lexicon knows opens a noun phrase
         return is_clean(self.predicate)
 
     @property
