@@ -24,6 +24,7 @@ from digest.english.words import (
     TECH_VERBS,
     bare,
     is_identifier,
+    prefixed_verb,
     verb_form,
     verb_lemma,
 )
@@ -66,7 +67,7 @@ def given_verb(title: str) -> bool:
 def _known_verb(word: str) -> bool:
     """True for a third-person verb the lexicon knows, or one of programming ("syncs")."""
     word = word.lower()
-    if verb_lemma(word) is not None:
+    if verb_lemma(word) is not None or prefixed_verb(word) is not None:
         return True
     return any(word.endswith(end) and word[: -len(end)] in TECH_VERBS for end in ("es", "s"))
 
@@ -75,9 +76,12 @@ def is_clean(predicate: str) -> bool:
     """True when `predicate` opens with a verb the lexicon knows ("astros unable to …" is a
     name conjugated) and has no parenthetical, "+" or "&", or trailing fragment."""
     words_ = predicate.split()
-    while words_ and (words_[0].lower() in ADVERBS or words_[0].lower().endswith("ly")):
-        words_ = words_[1:]  # "only deepcopies …", "correctly compiles …"
-    if not words_ or not _known_verb(words_[0]):
+    adverbs = 0
+    while adverbs < len(words_) and (
+        words_[adverbs].lower() in ADVERBS or words_[adverbs].lower().endswith("ly")
+    ):
+        adverbs += 1  # "only deepcopies …", "correctly compiles …": only a verb can follow
+    if adverbs == len(words_) or not (adverbs or _known_verb(words_[0])):
         return False
     prose = _CODE.sub("code", predicate)
     if _PARENTHETICAL.search(prose) or _JOINED.search(prose):
