@@ -40,3 +40,21 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
     # a word no lexicon knows (a typo of a verb) opens no noun phrase we can name
     assert not classify_one(change("upgade Go modules", "go.mod"), USERS).clean
     assert classify_one(change("Upgrade Go modules", "go.mod"), USERS).clean
+
+
+def test_a_change_that_must_be_told_but_reads_badly_is_told_by_its_quoted_title() -> None:
+    only = change("fix: Astro unable to handle Svelte 5 snippet props", "src/svelte.ts", n=1)
+    window = Window(since=START, until=START + timedelta(days=1))
+    story = compose([only], config=WireConfig(projects=[USERS]), window=window)
+    assert story.body[0].text.startswith(
+        "widgets fixes “Astro unable to handle Svelte 5 snippet props” [1]"
+    ), story.body[0].text
+
+
+def test_a_change_that_must_be_told_keeps_its_words_without_the_titles_asides() -> None:
+    from digest.english.clean import tidy
+
+    assert tidy("mitigates CVE-2026-1 + CVE-2026-2 (DirtyFrag LPE) on all nodes") == (
+        "mitigates CVE-2026-1 and CVE-2026-2 on all nodes"
+    )
+    assert tidy("adds `f(x)` support") == "adds `f(x)` support"  # code keeps its brackets

@@ -11,6 +11,7 @@ import re
 from digest.config import WireConfig, topic_key
 from digest.english.articles import with_article
 from digest.english.clauses import clause, nominalize, shorten
+from digest.english.clean import is_clean, tidy
 from digest.english.shapes import split_verb
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
@@ -49,10 +50,12 @@ def _without_own_name(text: str, event: Event) -> str:
     return text[: match.start()] if own else text
 
 
-def quoted_title(event: Event, *, max_words: int) -> str:
+def quoted_title(event: Event, *, max_words: int, whole_subject: bool = False) -> str:
     """The title in quotation marks; a quotation cut short ends in an ellipsis inside the
-    marks, so it never reads as the whole title ("“Add grammar fields to X for…”")."""
-    whole = clean_fragment(event.obj)  # verbatim: a quotation keeps the project's name
+    marks, so it never reads as the whole title ("“Add grammar fields to X for…”").
+    `whole_subject` quotes the title's subject, its verb included, not only its object."""
+    # verbatim: a quotation keeps the project's name
+    whole = clean_fragment(event.subject if whole_subject else event.obj)
     quoted = _fit(whole, max_words=max_words)
     cut = len(quoted.split()) < len(whole.split()) and not quoted.endswith("…")
     return f"“{quoted}…”" if cut else f"“{quoted}”"
@@ -79,6 +82,15 @@ def event_predicate(
     # A noun-phrase title of a fix says what was fixed ("Out-of-bounds read in X").
     kind = event.title_kind or ("fix" if event.kind == "fix" else None)
     predicate = clause(obj, verb=event.verb, kind=kind)
+    if not event.clean and event.kind not in ("release", "bump"):
+        # A change that leads or must be told though its clause would not read cleanly
+        # (`select.nameable`): without its parentheticals and "+", or else by its title,
+        # quoted ("fixes “Astro unable to …”").
+        tidied = tidy(predicate)
+        if not is_clean(tidied):
+            verb = "fixes" if kind == "fix" else "lands"
+            return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
+        predicate = tidied
     return with_article(predicate) if articles else predicate
 
 

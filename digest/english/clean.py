@@ -64,6 +64,16 @@ def given_verb(title: str) -> bool:
     return True
 
 
+_ASIDE = re.compile(r"\s*\((?![^()]*`)[^()]*\)")
+
+
+def tidy(predicate: str) -> str:
+    """`predicate` without the asides a title puts in brackets ("(algif_aead LPE)") and with
+    "and" for its "+": what an editor keeps of it."""
+    text = _ASIDE.sub("", predicate)
+    return re.sub(r"\s+[+&]\s+", " and ", text).strip()
+
+
 def _known_verb(word: str) -> bool:
     """True for a third-person verb the lexicon knows, or one of programming ("syncs")."""
     word = word.lower()
