@@ -64,14 +64,18 @@ def given_verb(title: str) -> bool:
     return True
 
 
-_ASIDE = re.compile(r"\s*\((?![^()]*`)[^()]*\)")
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 
 
 def tidy(predicate: str) -> str:
     """`predicate` without the asides a title puts in brackets ("(algif_aead LPE)") and with
-    "and" for its "+": what an editor keeps of it."""
-    text = _ASIDE.sub("", predicate)
-    return re.sub(r"\s+[+&]\s+", " and ", text).strip()
+    "and" for its "+": what an editor keeps of it. Code keeps its brackets ("`f(x)`")."""
+    spans = _CODE.findall(predicate)
+    text = _CODE.sub("\x00", predicate)
+    text = re.sub(r"\s+[+&]\s+", " and ", _ASIDE.sub("", text)).strip()
+    for span in spans:
+        text = text.replace("\x00", span, 1)
+    return text
 
 
 def _known_verb(word: str) -> bool:
