@@ -439,3 +439,25 @@ def test_a_release_outranked_by_what_landed_after_it_is_still_named_in_the_lede(
         ]
     )
     assert "1.2.0" in f"{told.headline} {told.lede}", (told.headline, told.lede)
+
+
+@pytest.mark.parametrize(
+    ("title", "version"),
+    [
+        ("Update main after 2.4.5 release (#31500)", "2.4.5"),
+        ("MAINT: Update main after Widgets 2.5.0 release", "2.5.0"),
+        ("Forward-port main with the 1.2.3 release notes", "1.2.3"),
+    ],
+)
+def test_a_release_cut_on_a_maintenance_branch_is_named_from_the_note_that_brings_it_back(
+    title: str, version: str
+) -> None:
+    from digest.config import Project
+    from digest.reading.classify import classify_one
+    from tests.test_audience import change
+
+    event = classify_one(
+        change(title, "doc/release/notes.rst", "doc/changelog.rst"),
+        Project(repo="acme/widgets", name="widgets"),
+    )
+    assert event.release is not None and event.release.version == version

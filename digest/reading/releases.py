@@ -109,6 +109,12 @@ _BREAKING_HEADING = re.compile(r"^#{1,6}\s+.*\b(?:breaking|major\s+changes?)\b",
 _BREAKING_WORDS = re.compile(r"breaking|major", re.I)
 _HEADING = re.compile(r"^#{1,6}\s")
 _ITEM = re.compile(r"^[*-]\s+\S|^\d+[.)]\s+\S")
+_AFTER_RELEASE = re.compile(
+    rf"^(?:\w+:\s*)?(?:update|sync|forward[- ]port)\s+(?:the\s+)?(?:main|master|trunk)"
+    rf"(?:\s+branch)?\s+(?:after|with|for)\s+(?:the\s+)?(?:[A-Za-z][\w.-]*\s+)?"
+    rf"(?P<version>{_VERSION})\s+release(?:\s+notes)?$",
+    re.I,
+)
 _DEV = re.compile(r"(?:\.|-)?dev\d*$|-SNAPSHOT$|\bafter\s+release\b|\bpost\b", re.I)
 _MANIFEST = re.compile(
     r"(^|/)(package\.json|pyproject\.toml|setup\.(py|cfg)|Cargo\.toml|version\.(py|txt|go|rb)"
@@ -157,6 +163,10 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
     versionless = bool(_CHANGESETS.match(title) or _CHANGESETS.match(subject))
     if versionless or _BARE_RELEASE.match(title):
         return _changesets(activity, own_keys, versionless=versionless)
+    if after := _AFTER_RELEASE.match(title):
+        # "Update main after 2.4.5 release": a release cut on a maintenance branch, whose
+        # notes come back to the default branch.
+        return Release(((None, _plain(after["version"])),))
     match = next((m for p in _TITLES if (m := p.match(title) or p.match(subject))), None)
     if match is None and activity.sha.startswith(TAG_PREFIX):
         match = _TAG.match(title)
