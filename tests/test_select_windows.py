@@ -156,7 +156,7 @@ def test_a_lockfile_security_update_is_counted_by_name_without_an_item() -> None
         assert story.checks is not None and story.checks.problems == ()
 
 
-def test_one_change_among_routine_bumps_is_a_quiet_day() -> None:
+def test_one_change_among_routine_bumps_is_told_among_them() -> None:
     bumps = [
         change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1", author="dependabot[bot]")
         for n in range(1, 7)
@@ -166,7 +166,10 @@ def test_one_change_among_routine_bumps_is_a_quiet_day() -> None:
         config=WireConfig(),
         window=span(days=1),
     )
-    assert story.lede.startswith("A quiet day for widget: besides six dependency updates, ")
+    # Seven changes landed: no quiet day, but what most of it was, then the news.
+    assert story.lede.startswith(
+        "Seven changes landed in widget, six dependency updates among them; the one users see "
+    ), story.lede
     # The count follows the change, "it" standing in for the project's name.
     last = [s.text for s in story.body][-1]
     assert re.fullmatch(r"(It also|[A-Z][\w ]*, it) updates six dependencies\.", last), last
@@ -311,7 +314,7 @@ def test_dependency_updates_are_counted_as_event_bump_reads_them() -> None:
     assert bump_count([by_number[4]]) == 1  # a pin is one update
 
 
-def test_a_week_of_one_change_among_docs_and_bumps_is_quiet_and_counts_them() -> None:
+def test_a_week_of_one_change_among_docs_and_bumps_counts_them_first() -> None:
     docs = [
         change(n, f"docs: fix typo in the guide page {n}", path=f"docs/guide/p{n}.md")
         for n in range(1, 4)
@@ -326,8 +329,8 @@ def test_a_week_of_one_change_among_docs_and_bumps_is_quiet_and_counts_them() ->
         window=span(days=7),
     )
     assert story.lede.startswith(
-        "A quiet week for widget: besides three documentation changes and two dependency "
-        "updates, its only change showed"
+        "Six changes landed in widget, three documentation changes and two dependency "
+        "updates among them; the one users see showed"
     ), story.lede
     assert story.checks.passed, story.checks.problems
 

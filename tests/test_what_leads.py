@@ -283,7 +283,7 @@ def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
         *work, change("Add `merge_sorted` for many frames", ("src/widgets/m.py", 9), n=4)
     )
     assert "quiet" not in story.lede
-    assert story.lede.startswith("Five changes landed in Widgets, most of them internal work")
+    assert story.lede.startswith("Five changes landed in Widgets, four internal changes among them")
     assert "the one users see added `merge_sorted` for many frames" in story.lede
     assert story.checks is not None and story.checks.problems == ()
 

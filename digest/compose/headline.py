@@ -99,15 +99,6 @@ def _leading_verb(phrase: str) -> str | None:
     return words[0] if len(words) > 1 else None
 
 
-def _counted_kinds(listed: list[str]) -> str:
-    """ "internal work" or "dependency updates": what most of a busy window was."""
-    return (
-        "dependency updates"
-        if listed and "dependency" in listed[-1] and len(listed) == 1
-        else ("internal work and housekeeping")
-    )
-
-
 def write_lede(
     picks: list[ProjectPick], *, config: WireConfig, window: Window, topic: str | None
 ) -> str:
@@ -126,7 +117,7 @@ def write_lede(
         listed = [c for c in counted if c]
         besides = f"besides {join_words(listed)}, " if listed else ""
         commits = sum(p.landed for p in picks)
-        if is_quiet(landed) and not is_quiet(commits) and landed * 2 < commits:
+        if is_quiet(landed) and not is_quiet(commits) and landed * 2 < commits and listed:
             # A busy window whose news is a few changes among housekeeping is no quiet one.
             told = (
                 "the one users see"
@@ -135,7 +126,7 @@ def write_lede(
             )
             return (
                 f"{count_word(commits).capitalize()} changes landed in {names}{on}, "
-                f"most of them {_counted_kinds(listed)}; {told} {lead}."
+                f"{join_words(listed)} among them; {told} {lead}."
             )
         if not is_quiet(landed):
             # Many changes, none that users see: say so before naming the most notable.
