@@ -27,6 +27,8 @@ from typing import Any
 
 from aiohttp import web
 
+from digest.compose.body import ATTRIBUTIONS
+
 Facts = dict[str, Any]
 Writer = Callable[[Facts], str]
 ROLES = {"system", "user", "assistant", "tool", "developer"}
@@ -76,13 +78,15 @@ def claim(text: str) -> str:
     return _MARKERS.sub("", text).rstrip(" .")
 
 
+# "; its description says “…”" and the other frames a quotation opens with.
+_QUOTATION = re.compile(
+    "; (?:" + "|".join(re.escape(frame.split("“")[0].rstrip()) for frame in ATTRIBUTIONS) + ")"
+)
+
+
 def _unquoted(text: str) -> str:
     """A claim without the quotation of a description that may follow it."""
-    return re.split(
-        r"; (?:its description says|in its author's words,|as its description puts it,)",
-        text,
-        maxsplit=1,
-    )[0]
+    return _QUOTATION.split(text, maxsplit=1)[0]
 
 
 def markers(text: str) -> str:
