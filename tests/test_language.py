@@ -9,7 +9,7 @@ from functools import cache
 import lemminflect
 import pytest
 
-from digest.english.clauses import clause, nominalize
+from digest.english.clauses import clause, nominalize, split_kind_verb
 from digest.english.shapes import split_verb, third_person
 from digest.reading.titles import split_title
 from tests.digest_data import ACTIVITY
@@ -236,7 +236,10 @@ def test_one_splitter_for_descriptions_and_for_our_own_prose() -> None:
     ("title", "expected"),
     [
         # an adjective that opens a noun phrase is never conjugated
-        ("Fast path for full contiguous reductions", "adds fast path for full contiguous reductions"),
+        (
+            "Fast path for full contiguous reductions",
+            "adds fast path for full contiguous reductions",
+        ),
         # a name before its version is no verb
         ("react 19 ssr injection preload link", "adds react 19 ssr injection preload link"),
         # a participle as an adjective keeps no capital
@@ -248,3 +251,30 @@ def test_one_splitter_for_descriptions_and_for_our_own_prose() -> None:
 )
 def test_no_noun_phrase_is_read_as_a_verb(title: str, expected: str) -> None:
     assert clause(title) == expected
+
+
+@pytest.mark.parametrize(
+    ("title", "kind", "expected"),
+    [
+        # a gerund of no verb of change opens a noun phrase
+        ("Streaming pyarrow datasets sources", None, "adds streaming pyarrow datasets sources"),
+        ("Adding a cache for tokens", None, "adds a cache for tokens"),
+        # a deprecation's noun phrase is deprecated, whatever verb its first word could be
+        (
+            "string-based nodeid APIs with legacy fallback",
+            "deprecation",
+            "deprecates string-based nodeid APIs with legacy fallback",
+        ),
+        ("Deprecate the StringCache", "deprecation", "deprecates the StringCache"),
+    ],
+)
+def test_a_title_kind_or_a_gerund_decides_the_verb(
+    title: str, kind: str | None, expected: str
+) -> None:
+    verb, rest = split_kind_verb(title, kind)
+    assert clause(rest, verb=verb, kind=kind) == expected
+
+
+def test_adding_something_for_removal_marks_it() -> None:
+    verb, rest = split_kind_verb("Add `Config.load()` for removal in 10.0", None)
+    assert clause(rest, verb=verb) == "marks `Config.load()` for removal in 10.0"

@@ -212,6 +212,10 @@ def test_renaming_a_setting_users_write_is_planned_for() -> None:
     # A refactor's renames are the project's own; a file's new name is no setting.
     assert urgency(change("refactor: Rename `agg_state.len` to `groups`")) is None
     assert urgency(change("Rename test_arm_baremetal.sh to test_arm_backend.sh")) is None
+    # A function's own parameter is no setting: only one a user passes by name is.
+    assert urgency(change("Rename confusing input param st -> t in the quantizer")) is None
+    assert urgency(change("Rename the parameters of the internal lowering helpers")) is None
+    assert urgency(change("Rename the `--out` CLI argument to `--output`")) == "plan"
 
 
 def test_deprecating_a_public_api_is_planned_for() -> None:
@@ -254,3 +258,14 @@ def test_a_revert_is_watched_whatever_it_undoes() -> None:
     back = change('Revert "Revert "Add widgets""')
     assert classify_one(back, BARE).kind == "reland"
     assert urgency(back) == "monitor"
+
+
+def test_backing_out_what_no_user_runs_is_not_watched() -> None:
+    # The undone change was internal by its own title, or touched only type stubs: nothing
+    # users run moves back, so no [monitor] item interrupts them.
+    assert urgency(change('Revert "TST: skip flaky fetch test"', "src/fetch.py")) is None
+    assert urgency(change('Revert "[refactor] Move helpers"', "src/helpers.py")) is None
+    assert urgency(change('Revert "TYP: narrow `where` overloads"', "pkg/core.pyi")) is None
+    assert urgency(change('Revert "Narrow types"', "types/index.d.ts")) is None
+    # A back-out of code users run is still watched.
+    assert urgency(change('Revert "Narrow `where` overloads"', "pkg/core.py")) == "monitor"

@@ -200,8 +200,6 @@ def _partial(words: list[str]) -> bool:
 _QUOTED_WORDS = 16
 
 
-
-
 def capability_item(unit: Unit, *, name: str) -> str | None:
     """What a reader can now do, in the change's own terms: "Try bf16 in ExecuTorch's Arm
     backend: the change adds bf16 support for …", or "Consider the new setting if you

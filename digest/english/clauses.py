@@ -40,6 +40,7 @@ from digest.english.shapes import (
     third_person,
 )
 from digest.english.words import (
+    CHANGE_VERBS,
     CONJUNCTIONS,
     PHRASE_JOINERS,
     PREPOSITIONS,
@@ -71,7 +72,7 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if "; " in text:
         return _listed(text, verb, kind)
     words = text.split(" ") if text else []
-    if kind == "fix" and names_trouble(text):
+    if (kind == "fix" and names_trouble(text)) or (kind == "deprecation" and not verb):
         return noun_phrase(coordinated(words).split(" "), kind)
     if kind == "fix" and (fault := fault_statement([verb, *words] if verb else words)):
         return fault
@@ -161,10 +162,19 @@ def names_trouble(title: str) -> bool:
 
 
 def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
-    """`split_verb`, knowing the title's kind: a fix's "Issues with X" opens with no verb."""
+    """`split_verb`, knowing the title's kind: a fix's "Issues with X" opens with no verb,
+    nor does a deprecation's "string APIs" unless a verb of change opens it."""
     if kind == "fix" and names_trouble(subject):
         return None, subject
-    return split_verb(subject)
+    verb, rest = split_verb(subject)
+    if kind == "deprecation" and verb is not None and verb not in CHANGE_VERBS | {"expire"}:
+        return None, subject  # "DEP: string APIs" deprecates string APIs; it "strings" nothing
+    if verb == "add" and _FOR_REMOVAL.search(rest):
+        return "mark", rest  # "Add X for removal in 10" adds nothing: it marks X for removal
+    return verb, rest
+
+
+_FOR_REMOVAL = re.compile(r"\bfor\s+(removal|deprecation)\s+in\b", re.I)
 
 
 # Nouns a headline cannot end on once their phrase is cut: "adds QNN backend support".

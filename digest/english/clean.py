@@ -53,6 +53,8 @@ def given_verb(title: str) -> bool:
     following = words[1] if len(words) > 1 else ""
     if following[:1].isdigit():
         return False  # "react 19 …", "python 3.14 wheels": a name and its version
+    if verb_form(word) == "VBG" and not _opens_object(following):
+        return False  # "Descending sorts": a gerund of no verb of change is an adjective
     if verb_form(word) == "VBD":
         lowered = bare(following).lower()
         return (
@@ -62,6 +64,12 @@ def given_verb(title: str) -> bool:
             or verb_form(following) == "VBG"
         )
     return True
+
+
+def _opens_object(word: str) -> bool:
+    """True when `word` can only open a verb's object or particle: "the", "up", `code`."""
+    lowered = bare(word).lower()
+    return lowered in DETERMINERS or lowered in PARTICLES or is_identifier(word)
 
 
 _ASIDE = re.compile(r"\s*\([^()]*\)")

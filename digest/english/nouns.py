@@ -70,7 +70,7 @@ _TEST_NOUNS = frozenset(
 def noun_phrase(words_: list[str], kind: str | None = None) -> str:
     """A noun-phrase title as a clause: "adds …", "brings …" for a change, "fixes …" a problem
     or what a fix (`kind` "fix", from "FIX X" or "fix: X") names ("FIX BEFT example dataset");
-    a test's (`kind` "test") subject is what it tests."""
+    a test's (`kind` "test") subject is what it tests, a deprecation's what it deprecates."""
     head = words_[-1]
     for index, word in enumerate(words_):
         lowered = bare(word).lower()
@@ -87,6 +87,8 @@ def noun_phrase(words_: list[str], kind: str | None = None) -> str:
         verb = "fixes"
     elif kind == "test" and head_noun not in _TEST_NOUNS:
         verb = "tests"  # "test(css): sass prefix import on Windows" adds a test, not an import
+    elif kind == "deprecation":
+        verb = "deprecates"  # "deprecate: string-based nodeid APIs" adds nothing
     first = words_[0]
     if common_opener(first, alone=len(words_) == 1):
         words_ = [first[0].lower() + first[1:], *words_[1:]]

@@ -34,6 +34,7 @@ from digest.reading.topics import (
     default_context,
     is_ci_path,
     is_doc_path,
+    is_stub_path,
     is_test_path,
     topics_for,
 )
@@ -200,8 +201,14 @@ def read_change(activity: Activity, project: Project) -> Reading:
     # A release reaches users, whatever type its title gives it ("[ci] release", "ci: release").
     internal = kind != "release" and (
         is_internal(activity, project)
-        # A back-out of documentation changes no behaviour: nothing to watch.
-        or (undoes and bool(activity.files) and all(is_doc_path(f.path) for f in activity.files))
+        # A back-out of documentation or type stubs changes no behaviour: nothing to watch.
+        or (
+            undoes
+            and bool(activity.files)
+            and all(is_doc_path(f.path) or is_stub_path(f.path) for f in activity.files)
+        )
+        # Nor does one of a change that was itself internal ('Revert "TST: …"').
+        or (depth > 0 and is_internal(activity.model_copy(update={"title": target}), project))
         # Nor does one of a dependency bump ("Revert PyTorch 2.12 pin bump"): a pin moves back.
         or (depth > 0 and dependency_bump(activity, target) is not None)
     )
@@ -231,7 +238,10 @@ def read_change(activity: Activity, project: Project) -> Reading:
         and not (bump is not None and bump.by_bot)
         and is_breaking(activity, subject, parts.tags, parts.breaking_marker, code=code),
         ci_gate=not undoes and is_ci_gate(activity, subject, body, ci_touch),
-        deprecation=not undoes and code and is_deprecation(subject, body, parts.kind),
+        deprecation=not undoes
+        and not internal
+        and code
+        and is_deprecation(subject, body, parts.kind),
         new_support=not undoes and kind == "feature" and is_new_support(subject),
         bump=bump if kind == "bump" else None,
         risk=risk.group(1).lower() if risk else None,

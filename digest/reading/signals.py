@@ -64,7 +64,7 @@ _CLEANUP = re.compile(
     re.I,
 )
 _DEPRECATE_TITLE = re.compile(
-    r"^(soft[- ])?deprecate\b|\bmark\w*\b.{0,60}\bas\s+deprecated\b"
+    r"^(soft[- ])?deprecate\b|\bmark\w*\b.{0,60}\bas\s+deprecated\b|\bfor\s+removal\s+in\b"
     r"|^add\w*\s+(a\s+)?deprecation\s+(warning|notice)s?\b"
     # "warn on deprecated envFile": users of it now see a deprecation warning
     r"|^(warn|emit\s+a\s+warning)\s+(on|about|when|for)\s+(using\s+)?(the\s+)?deprecated\b",
@@ -168,10 +168,13 @@ def is_cleanup_of_deprecated(subject: str) -> bool:
     return bool(_CLEANUP.search(subject))
 
 
-# A renamed option, setting, flag or parameter: users' configuration names the old one.
+# A renamed option, setting, flag or user-facing argument: users' configuration names the
+# old one. A bare "param" or "argument" is a function's own ("rename confusing input param
+# st->t"): only one a user passes by name (a CLI, query or keyword argument) is a setting.
 _RENAMED_SETTING = re.compile(
-    r"^renam(e|es|ed|ing)\b.*\b(options?|settings?|config(uration)?s?|flags?|parameters?"
-    r"|params?|arguments?|args?|kwargs?|env(ironment)?\s+var\w*)\b"
+    r"^renam(e|es|ed|ing)\b(?!.*\b(internal|private|local|input)\s+(param|arg))"
+    r".*\b(options?|settings?|config(uration)?s?|flags?|kwargs?|env(ironment)?\s+var\w*"
+    r"|(cli|command[- ]line|query|keyword|url)\s+(parameters?|params?|arguments?|args?))\b"
     r"|^renam(e|es|ed|ing)\s+`[^`]+`\s+(to|->|→)\s+`[^`]+`",
     re.I,
 )
@@ -188,6 +191,8 @@ def is_deprecation(subject: str, body: str, title_kind: str | None = None) -> bo
     renames a setting (`renames_setting`) in a title of no internal type (`title_kind`)."""
     if is_cleanup_of_deprecated(subject):
         return False
+    if title_kind == "deprecation":
+        return True  # "deprecate: X", "DEP: X": the project's own type word says so
     if title_kind in (None, "feat") and renames_setting(subject):
         return True
     if _DEPRECATE_TITLE.search(subject):

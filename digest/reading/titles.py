@@ -37,12 +37,16 @@ _COLON_PREFIX = re.compile(
 )
 _CONVENTIONAL = re.compile(
     r"^(?P<kind>feat|feature|fix|bugfix|hotfix|chore|docs?|tests?|ci|refactor|perf|build|"
-    r"style|revert|deps|security|release|depr|deprecation|typing|bench)"
+    r"style|revert|deps|security|release|depr|deprecat(?:e|ed|ion)|typing|bench)"
     r"(?:\((?P<scope>[^)]{1,40})\))?(?P<bang>!)?\s*:\s+",
     re.I,
 )
 # Conventional types spelled more than one way, under one name.
-_CONVENTIONAL_KINDS = {"depr": "deprecation"}
+_CONVENTIONAL_KINDS = {
+    "depr": "deprecation",
+    "deprecate": "deprecation",
+    "deprecated": "deprecation",
+}
 # "Qualcomm AI Engine Direct - X", "NXP backend — X": a name of capitalised words and a dash.
 _DASH_PREFIX = re.compile(
     r"^(?P<name>[A-Z][\w.+/]*(?:\s+[A-Z0-9][\w.+/]*){0,4}?)(?:\s+backends?)?\s+[-–—]\s+(?=\S+\s+\S)",

@@ -93,6 +93,11 @@ def is_doc_path(path: str) -> bool:
     return bool(_DOC_PATH.search(path))
 
 
+def is_stub_path(path: str) -> bool:
+    """True for a type stub (`.pyi`, `.d.ts`): what type checkers read, never what runs."""
+    return path.endswith((".pyi", ".d.ts", ".d.mts", ".d.cts"))
+
+
 # Where a project states how it is built: package manifests, toolchain pins, lockfiles.
 _BUILD_PATH = re.compile(
     r"(^|/)(Cargo[^/]*\.toml|Cargo\.lock|rust-toolchain(\.toml)?|pyproject\.toml|setup\.cfg"
