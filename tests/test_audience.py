@@ -416,3 +416,17 @@ def test_where_tests_now_run_is_news_only_where_ci_is_the_product() -> None:
     ci = Project(repo="acme/widgets", name="widgets", audience="maintainers")
     assert not classify_one(change(title, *paths), ci).internal
     assert classify_one(change(title, *paths), USERS).internal
+
+
+def test_a_security_fix_no_release_ships_yet_is_watched_not_an_interruption() -> None:
+    since = datetime.fromisoformat("2026-04-01T00:00:00+00:00")
+    story = compose(
+        _file("pytorch-executorch-2026-q2.jsonl"),
+        config=example_config(),
+        window=Window(since=since, until=since + timedelta(days=1)),
+    )
+    assert not any(i.urgency == "immediate" for i in story.action_items)
+    [item] = [i for i in story.action_items if "security fix" in i.text]
+    assert item.urgency == "monitor"
+    assert item.text.startswith("Upgrade ExecuTorch once a release carries this security fix: it")
+    assert story.checks is not None and story.checks.problems == ()

@@ -106,7 +106,10 @@ def _subject_project(text: str, names: dict[str, str]) -> str | None:
 def expected_urgencies(event: Event) -> set[str]:
     """The urgencies an action item about `event` may carry (DIGEST.md layout rules):
     a must-act change is [immediate] when it is breaking or changes CI gates, else a revert
-    or reland to [monitor]; anything else may only be planned for or watched."""
+    or reland to [monitor]; a security fix is [immediate] once a release ships it and
+    watched until one does; anything else may only be planned for or watched."""
+    if event.security:
+        return {"immediate", "monitor"}
     if event.must_act:
         return {"immediate"} if event.urgency == "immediate" else {"monitor"}
     return {"plan", "monitor"}

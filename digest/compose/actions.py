@@ -66,10 +66,12 @@ def _cite_each(units: list[Unit]) -> str:
     return cite(*landings[:MAX_CITATIONS])
 
 
-def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
+def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
     """ "Upgrade svelte to 5.55.7 or later: it ships four security fixes, among them one
-    that prevents XSS on `hydratable` from user contents [1][2][3]"; with no release in the
-    window, "Take svelte's next release: …"."""
+    that prevents XSS on `hydratable` from user contents [1][2][3]", [immediate]. With no
+    release in the window a user has nothing to upgrade to yet: "Upgrade numpy once a
+    release carries this security fix: …", [monitor]; unless the users are the maintainers,
+    who run the default branch itself (`Project.audience`)."""
     shipped = {e.activity.sha for u in pick.units for e in u.carried}
     latest = [
         version
@@ -83,11 +85,13 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
     count = len({e.activity.sha for e in (*everything, *pick.rest) if e.security}) or len(units)
     these = "this security fix" if count == 1 else "these security fixes"
-    action = (
-        f"Upgrade {name} to {latest[0]} or later"
-        if latest
-        else f"Check that you run {name} with {these}"
-    )
+    runs_main = pick.units[0].lead.project.audience == "maintainers"
+    if latest:
+        action = f"Upgrade {name} to {latest[0]} or later"
+    elif runs_main:
+        action = f"Check that you run {name} with {these}"
+    else:
+        action = f"Upgrade {name} once a release carries {these}"
     lead = event_predicate(units[0].lead, max_words=10)
     what = (
         f"it ships a security fix that {lead}"
@@ -96,7 +100,8 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> str:
     )
     if not latest:
         what = f"it {lead}" if count == 1 else what.replace("it ships", "the project lands")
-    return f"{action}: {what} {cite(*(u.lead.activity for u in units[:MAX_CITATIONS]))}"
+    text = f"{action}: {what} {cite(*(u.lead.activity for u in units[:MAX_CITATIONS]))}"
+    return text, "immediate" if latest or runs_main else "monitor"
 
 
 def breaking_item(units: list[Unit], *, name: str) -> str:
@@ -292,8 +297,8 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
         name = project_name(config, pick.repo)
         unit = units[0]
         if kind == "security":
-            text = security_item(units, pick, name=name)
-            items.append((text, "immediate", pick.repo, _key(units[:MAX_CITATIONS])))
+            text, urgency = security_item(units, pick, name=name)
+            items.append((text, urgency, pick.repo, _key(units[:MAX_CITATIONS])))
         elif kind in ("ci_gate", "breaking"):
             write = ci_gate_item if kind == "ci_gate" else breaking_item
             told = units[:MAX_CITATIONS]
