@@ -278,3 +278,30 @@ def test_a_title_kind_or_a_gerund_decides_the_verb(
 def test_adding_something_for_removal_marks_it() -> None:
     verb, rest = split_kind_verb("Add `Config.load()` for removal in 10.0", None)
     assert clause(rest, verb=verb) == "marks `Config.load()` for removal in 10.0"
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        # a fault stated as a progressive or a passive keeps no finite verb after "fixes"
+        (
+            "Fix `str.to_time` was raising unnecessarily when input was all nulls",
+            "fixes `str.to_time` raising unnecessarily when input was all nulls",
+        ),
+        (
+            "Streaming sort by-expressions were lowered incorrectly",
+            "fixes streaming sort by-expressions being lowered incorrectly",
+        ),
+    ],
+)
+def test_a_fault_stated_in_the_title_is_fixed_without_its_finite_verb(
+    title: str, expected: str
+) -> None:
+    verb, rest = split_kind_verb(title, "fix")
+    assert clause(rest, verb=verb, kind="fix") == expected
+
+
+def test_a_fix_that_states_the_new_behaviour_is_not_told_as_its_fault() -> None:
+    # present tense says what the fix makes true, not what was wrong
+    verb, rest = split_kind_verb("the cache is invalidated on reload", "fix")
+    assert "being invalidated" not in clause(rest, verb=verb, kind="fix")

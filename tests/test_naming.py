@@ -58,3 +58,28 @@ def test_a_change_that_must_be_told_keeps_its_words_without_the_titles_asides() 
         "mitigates CVE-2026-1 and CVE-2026-2 on all nodes"
     )
     assert tidy("adds `f(x)` support") == "adds `f(x)` support"  # code keeps its brackets
+    # an aside that is part of a word stays: taking it out would glue two words together
+    assert tidy("uses `auxdata` in (arg)sort loops") == "uses `auxdata` in (arg)sort loops"
+
+
+def test_a_name_or_a_tool_is_never_conjugated_as_a_verb() -> None:
+    from digest.english.clean import knows_verb
+    from digest.reading.classify import classify_one
+
+    # "pre-commit" is a tool: "pre-commits autoupdate" is no sentence
+    assert not classify_one(change("pre-commit autoupdate", ".pre-commit-config.yaml"), USERS).clean
+    assert not knows_verb("register-tile")
+    # verbs the lexicon lacks but English makes, and phrasal verbs, are verbs
+    for verb in ("deduplicate", "precompute", "sympify", "re-enable", "clean up", "quantize"):
+        assert knows_verb(verb), verb
+
+
+def test_a_round_of_review_is_internal_work() -> None:
+    from digest.reading.classify import classify_one
+
+    for title in (
+        "Address review feedback on device tensor helpers",
+        "Apply review feedback to SDConfig and refresh path",
+        "PR comments",
+    ):
+        assert classify_one(change(title, "src/widgets/core.py"), USERS).internal, title

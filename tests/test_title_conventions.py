@@ -160,6 +160,8 @@ def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
             "PEFT FIXES A BUG TARGETING AN nn.Parameter",
         ),
         ("vite fixes a cache key for /@fs/ paths", "VITE FIXES A CACHE KEY FOR /@fs/ PATHS"),
+        # a plural or possessive ending on code is the code's
+        ("polars uses `Series`s and `df`'s schema", "POLARS USES `Series`s AND `df`'s SCHEMA"),
     ],
 )
 def test_a_headline_is_upper_case_but_for_identifiers(text: str, headline: str) -> None:

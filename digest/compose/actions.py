@@ -5,7 +5,7 @@ change → [immediate], a revert or reland → [monitor], a deprecation or new s
 others build on → [plan], at most one of each a project. An [immediate] item is never
 shared or dropped, since each one interrupts someone. Beyond those a story carries at most
 `MAX_ITEMS` items, a handful whatever the window: at most `MAX_MONITOR_ITEMS` [monitor]
-items, one a topic (its three most significant reverts and relands cited, the others
+items (a security fix no release ships yet first, never dropped), one a topic (its three most significant reverts and relands cited, the others
 counted), the most significant topics first, then [plan] items. Reverts no item cites are
 counted in the body (`acted_on` says which are cited).
 """
@@ -66,12 +66,8 @@ def _cite_each(units: list[Unit]) -> str:
     return cite(*landings[:MAX_CITATIONS])
 
 
-def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
-    """ "Upgrade svelte to 5.55.7 or later: it ships four security fixes, among them one
-    that prevents XSS on `hydratable` from user contents [1][2][3]", [immediate]. With no
-    release in the window a user has nothing to upgrade to yet: "Upgrade numpy once a
-    release carries this security fix: …", [monitor]; unless the users are the maintainers,
-    who run the default branch itself (`Project.audience`)."""
+def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str]:
+    """The last version of each release of the window that ships one of `units`."""
     shipped = {e.activity.sha for u in pick.units for e in u.carried}
     latest = [
         version
@@ -80,18 +76,34 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
         for version in versions(u)[0][-1:]
     ]
     # "8.0.4 to 8.0.10" names a range: upgrading means to its last version.
-    latest = [version.rsplit(" to ", 1)[-1] for version in latest]
+    return [version.rsplit(" to ", 1)[-1] for version in latest]
+
+
+def _watched_security(units: list[Unit], pick: ProjectPick) -> bool:
+    """True when the security item of `units` is [monitor]: no release ships them yet and
+    the users are not maintainers running the default branch."""
+    maintainers = pick.units[0].lead.project.audience == "maintainers"
+    return not maintainers and not _shipped_in(units, pick)
+
+
+def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
+    """ "Upgrade svelte to 5.55.7 or later: it ships four security fixes, among them one
+    that prevents XSS on `hydratable` from user contents [1][2][3]", [immediate]. With no
+    release in the window a user has nothing to upgrade to yet: "Upgrade numpy once a
+    release carries this security fix: …", [monitor]; unless the users are the maintainers,
+    who run the default branch itself (`Project.audience`)."""
+    latest = _shipped_in(units, pick)
     # Every security fix of the project counts, folded into a unit or left unnamed.
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
     count = len({e.activity.sha for e in (*everything, *pick.rest) if e.security}) or len(units)
     these = "this security fix" if count == 1 else "these security fixes"
-    runs_main = pick.units[0].lead.project.audience == "maintainers"
+    watched = _watched_security(units, pick)
     if latest:
         action = f"Upgrade {name} to {latest[0]} or later"
-    elif runs_main:
-        action = f"Check that you run {name} with {these}"
-    else:
+    elif watched:
         action = f"Upgrade {name} once a release carries {these}"
+    else:
+        action = f"Check that you run {name} with {these}"
     lead = event_predicate(units[0].lead, max_words=10)
     what = (
         f"it ships a security fix that {lead}"
@@ -101,7 +113,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     if not latest:
         what = f"it {lead}" if count == 1 else what.replace("it ships", "the project lands")
     text = f"{action}: {what} {cite(*(u.lead.activity for u in units[:MAX_CITATIONS]))}"
-    return text, "immediate" if latest or runs_main else "monitor"
+    return text, "monitor" if watched else "immediate"
 
 
 def breaking_item(units: list[Unit], *, name: str) -> str:
@@ -277,8 +289,10 @@ def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]
         for units in topics.values():
             watch.append(("monitor", pick, sorted(units, key=lambda u: -u.score)))
     watch.sort(key=lambda item: -item[2][0].score)
-    watch = watch[:MAX_MONITOR_ITEMS]
-    return immediate + watch + plans[: max(0, MAX_ITEMS - len(watch))]
+    # A security fix no release ships yet is watched too, first and never dropped.
+    watched = sum(k == "security" and _watched_security(us, p) for k, p, us in immediate)
+    watch = watch[: max(0, MAX_MONITOR_ITEMS - watched)]
+    return immediate + watch + plans[: max(0, MAX_ITEMS - len(watch) - watched)]
 
 
 def acted_on(picks: list[ProjectPick]) -> frozenset[str]:

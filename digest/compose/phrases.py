@@ -15,7 +15,7 @@ from digest.english.clean import is_clean, tidy
 from digest.english.shapes import split_verb
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
-from digest.reading.topics import CI_TOPIC
+from digest.reading.topics import CI_TOPIC, is_stub_path
 from digest.untrusted import clean_fragment
 
 
@@ -91,7 +91,26 @@ def event_predicate(
             verb = "fixes" if kind == "fix" else "lands"
             return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
         predicate = tidied
-    return with_article(predicate) if articles else predicate
+    predicate = with_article(predicate) if articles else predicate
+    return predicate + _where_it_lives(event, predicate)
+
+
+_ABOUT_TESTS = re.compile(r"\b(tests?|testing|test suite|specs?|fixtures?|coverage)\b", re.I)
+_ABOUT_TYPES = re.compile(r"\b(typ(e|es|ed|ing)|stubs?|annotations?|overloads?|mypy)\b", re.I)
+
+
+def _where_it_lives(event: Event, predicate: str) -> str:
+    """ " in its tests" for a change to the test suite, " in its type stubs" for one to type
+    stubs only, unless the predicate says so: "fixes a bug with hard-coded device" of
+    "TST FIX …" is no bug users had, and "adds unary predicate ufuncs" of "TYP: …" adds
+    no function anyone can call."""
+    paths = [f.path for f in event.activity.files]
+    if event.kind == "test" and not _ABOUT_TESTS.search(predicate):
+        return " in its tests"
+    typing = event.title_kind == "typing" or (paths and all(is_stub_path(p) for p in paths))
+    if typing and event.kind not in ("revert", "reland", "release", "bump"):
+        return "" if _ABOUT_TYPES.search(predicate) else " in its type stubs"
+    return ""
 
 
 def area_of(event: Event) -> str | None:

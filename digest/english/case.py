@@ -7,7 +7,7 @@ import re
 # A token of code: a span in backticks, or a word with the marks only code has (snake_case,
 # a path, a generic `From<OwnedFd>`, `a::b`, `call()`, `module.attr`, a `--flag`, camelCase).
 _CODE_TOKEN = re.compile(
-    r"`[^`]*`"
+    r"`[^`]*`(?:'?s\b)?"  # with its plural or possessive: "`strided_loop`s", not "…`S"
     r"|(?<![\w`])(?:--?[a-z][\w-]*"
     r"|[A-Za-z_]\w*<[^<>\n]{0,30}(?:<[^<>\n]{0,30}>)?[^<>\n]{0,30}>(?:::\w+|\(\))*"
     r"|[\w.-]*\w/[\w./-]*\w|[\w.-]*_[\w.-]*\w|\w+(?:::\w+)+(?:\(\))?|\w+\(\)"

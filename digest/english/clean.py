@@ -24,6 +24,8 @@ from digest.english.words import (
     TECH_VERBS,
     bare,
     is_identifier,
+    looks_like_new_verb,
+    parts_of_speech,
     prefixed_verb,
     verb_form,
     verb_lemma,
@@ -72,7 +74,9 @@ def _opens_object(word: str) -> bool:
     return lowered in DETERMINERS or lowered in PARTICLES or is_identifier(word)
 
 
-_ASIDE = re.compile(r"\s*\([^()]*\)")
+# An aside ends a word: "(arg)sort" is part of one, and taking it out would glue "in" to
+# "sort" ("insort"), so it stays and the clause is not clean.
+_ASIDE = re.compile(r"\s*\([^()]*\)(?![\w(])")
 
 
 def tidy(predicate: str) -> str:
@@ -92,6 +96,18 @@ def _known_verb(word: str) -> bool:
     if verb_lemma(word) is not None or prefixed_verb(word) is not None:
         return True
     return any(word.endswith(end) and word[: -len(end)] in TECH_VERBS for end in ("es", "s"))
+
+
+def knows_verb(lemma: str) -> bool:
+    """True for a verb English or programming knows ("add", "syncs", "dedupe", "sympify",
+    "re-enable"), not a word only our guess conjugates ("pre-commit", "register-tile")."""
+    word = lemma.lower().split()[0] if lemma.split() else ""  # "clean up": "clean"
+    if "-" in word:
+        # "pre-" makes adjectives ("pre-merge") and names ("pre-commit"), not verbs
+        return prefixed_verb(word) is not None and not word.startswith("pre-")
+    if word in CHANGE_VERBS or word in TECH_VERBS or "VERB" in parts_of_speech(word):
+        return True
+    return looks_like_new_verb(word)
 
 
 def is_clean(predicate: str) -> bool:

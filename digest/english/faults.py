@@ -58,6 +58,17 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
             return join(
                 "fixes", " ".join(subject), "not", gerund(lemma), " ".join(title[verb_at + 1 :])
             )
+        following = title[at + 1] if at + 1 < len(title) else ""
+        form = verb_form(bare(following))
+        # "the cache is invalidated on reload" states what the fix makes true: only a past
+        # passive ("were lowered") states the fault.
+        progressive = word in ("was", "were", "is", "are") and form == "VBG"
+        if progressive or (word in ("was", "were") and form in ("VBN", "VBD")):
+            # "X was raising on Y", "X were lowered wrongly": a progressive or a passive, no
+            # plural noun → "fixes X raising on Y", "fixes X being lowered wrongly"
+            being = "" if form == "VBG" else "being"  # after "were", "lowered" is a participle
+            faulty = " ".join(_lowered_opener(title[:at]))
+            return join("fixes", faulty, being, " ".join(title[at + 1 :]))
         if negated_only:
             continue
         if not word.islower() or verb_form(word) != "VBZ" or verb_lemma(word) in ("be", "have"):

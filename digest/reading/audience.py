@@ -49,7 +49,12 @@ _ABOUT_TESTS = re.compile(
 # computation", "Clean up unused imports", "Simplify X".
 _REWORKED = re.compile(
     r"^(refactor\w*|clean\s*up|cleanup|tidy|simplif(y|ies)|reorgani[sz]e"
-    r"|restructure)\b",
+    r"|restructure"
+    # a round of review ("Address review feedback on X", "PR comments"): whatever it
+    # changed, its title tells a reader nothing they can use
+    r"|(address|apply|incorporate|resolve|handle|fix)\s+((the|more|remaining|pr|code|some)\s+)*"
+    r"(review(er)?s?|pr)\s+(feedback|comments?|findings|suggestions|nits?)"
+    r"|(pr|review)\s+(comments|feedback|nits|suggestions)$)\b",
     re.I,
 )
 # An entry for the release notes: a changeset or a news fragment (towncrier) says users

@@ -7,7 +7,7 @@ from typing import Literal
 
 from digest.config import Project
 from digest.english.clauses import clause
-from digest.english.clean import is_clean
+from digest.english.clean import is_clean, knows_verb
 from digest.english.words import parts_of_speech
 from digest.model import Activity, Urgency
 from digest.reading.releases import Release
@@ -99,6 +99,8 @@ class Event:
         first = self.subject.split()[0] if self.subject.split() else ""
         if self.verb is None and first.isalpha() and first.islower() and not parts_of_speech(first):
             return False  # "upgade Go modules": a word no lexicon knows opens a noun phrase
+        if self.verb is not None and not knows_verb(self.verb):
+            return False  # "Netrify X", "pre-commit autoupdate": no verb, whatever we'd conjugate
         return is_clean(self.predicate)
 
     @property
