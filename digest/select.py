@@ -18,7 +18,7 @@ from digest.budget import CHANGES_A_SENTENCE, is_quiet
 from digest.english.similarity import content_words, jaccard, slots
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
-from digest.reading.event import Event
+from digest.reading.event import Event, commit_count
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3
@@ -266,7 +266,7 @@ def group_units(
                 repo=repo,
                 units=tuple(top),
                 extra=extra,
-                landed=len(events),
+                landed=commit_count(e for e, _ in events),
                 topic_counts=tuple(ordered_topics),
                 bumps=tuple(bumps),
                 trivia=tuple(trivia),

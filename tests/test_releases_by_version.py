@@ -461,3 +461,14 @@ def test_a_release_cut_on_a_maintenance_branch_is_named_from_the_note_that_bring
         Project(repo="acme/widgets", name="widgets"),
     )
     assert event.release is not None and event.release.version == version
+
+
+def test_packages_released_with_no_version_said_are_new_releases_not_new_products() -> None:
+    paths = [f"packages/integrations/{p}/CHANGELOG.md" for p in ("cloudflare", "mdx", "svelte")]
+    told = story([change("withastro/astro", "[ci] release (#14000)", *paths, n=1)])
+    text = " ".join([told.headline.lower(), told.lede, *(s.text for s in told.body)])
+    assert "a new cloudflare" not in text and "a new mdx" not in text
+    assert "new releases of cloudflare, mdx and svelte" in text
+    assert told.checks is not None and told.checks.problems == ()
+    beta = story([change("withastro/astro", "[ci] release (beta) (#14001)", *paths, n=1)])
+    assert beta.headline == "ASTRO SHIPS NEW PRERELEASES OF CLOUDFLARE, MDX AND SVELTE"

@@ -46,6 +46,17 @@ def test_boilerplate_links_and_mentions_are_never_quoted() -> None:
     assert quotation("See https://example.com for why the cache must go away now.", "Fix") is None
 
 
+def test_the_state_of_the_work_or_its_review_is_no_reason() -> None:
+    for body in (
+        "Note: still a WIP for native histograms and summaries, which come next.",
+        "Addresses correctness and convention divergences flagged in PR review.",
+        "This applies the review feedback from the maintainers on the loader.",
+    ):
+        assert quotation(body, "Add start timestamp synthesis") is None, body
+    said = "Queries over long ranges no longer time out when the cache is cold."
+    assert quotation(said, "Add start timestamp synthesis") == said.rstrip(".")
+
+
 def test_a_quotation_that_restates_the_title_is_left_out() -> None:
     assert quotation("Add the widget cache to the store.", "Add widget cache to the store") is None
 

@@ -8,22 +8,16 @@ fit beside the ones before them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from digest.compose.body import MAX_CITATIONS, PLAIN_OPENING, Openings
 from digest.compose.citations import cite
 from digest.compose.housekeeping import housekeeping_clause
 from digest.compose.phrases import topic_of
 from digest.english.numbers import count_word, join_words
-from digest.reading.event import Event
+from digest.reading.event import Event, commit_count
 from digest.reading.titles import is_dependency_bump
 from digest.select import NAMED_HOUSEKEEPING, ProjectPick, Unit, bump_count
-
-
-def commits(events: Iterable[Event]) -> int:
-    """How many commits `events` are: a back-out absorbs the change it undoes (`linked`),
-    and a count says how many landed, so each counts with the ones it absorbed."""
-    return sum(1 + len(event.linked) for event in events)
 
 
 def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozenset()) -> str:
@@ -33,7 +27,7 @@ def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozense
     verb = {"revert": "backs out", "reland": "relands"}.get(
         next(iter(kinds)) if len(kinds) == 1 else "", "backs out or relands"
     )
-    number = commits(u.lead for u in units)
+    number = commit_count(u.lead for u in units)
     noun = "change" if number == 1 else "changes"
     phrase = f"{verb} {count_word(number)} more {noun}"
     activities = [u.lead.activity for u in units]
@@ -50,7 +44,7 @@ def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozense
 def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
     counts: Counter[str | None] = Counter()
     for event in pick.rest:
-        counts[topic_of(event)] += commits([event])
+        counts[topic_of(event)] += commit_count([event])
     named = [(t, n) for t, n in counts.items() if t is not None]
     return sorted(named, key=lambda tn: (-tn[1], tn[0].lower()))
 
@@ -85,7 +79,7 @@ def trivia_noun(trivia: Sequence[Event]) -> str:
     """Counted trivia as a noun phrase: "three documentation and lint changes" ("" for none)."""
     if not trivia:
         return ""
-    count = commits(trivia)
+    count = commit_count(trivia)
     kinds = sorted({_trivia_word(e.trivia) for e in trivia})
     noun = "change" if count == 1 else "changes"
     return f"{count_word(count)} {join_words(kinds, 'or' if count == 1 else 'and')} {noun}"
@@ -99,7 +93,7 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
     room = MAX_CITATIONS
     told = [e for e in pick.trivia if e.trivia not in NAMED_HOUSEKEEPING]
     if told:
-        count = commits(told)
+        count = commit_count(told)
         clause = f"makes {trivia_noun(told)}"
         if count <= room:
             clause += f" {cite(*(e.activity for e in told))}"
@@ -177,7 +171,7 @@ def summary_sentences(
     citations fit.
     """
     sentences = []
-    rest = commits(pick.rest) if count_rest else 0
+    rest = commit_count(pick.rest) if count_rest else 0
     folded = _folded_clauses(pick)
     if rest:
         noun = "change" if rest == 1 else "changes"

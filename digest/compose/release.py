@@ -80,6 +80,26 @@ def _versionless(package: str) -> str:
     return f"a new {_name(package)}"
 
 
+def _grouped(named: list[str], unit: Unit) -> list[str]:
+    """`named` with its versionless releases said once, where the first stood: "a new
+    release of mdx", "new releases of cloudflare, mdx and svelte" (not "a new cloudflare,
+    a new mdx", which reads as new products); "prereleases" in a pre mode's release."""
+    bare = [n.removeprefix("a new ") for n in named if n.startswith("a new ")]
+    if not bare:
+        return named
+    events = (unit.lead, *unit.related)
+    kind = "prerelease" if any(e.release and e.release.prerelease for e in events) else "release"
+    said = f"a new {kind} of {bare[0]}" if len(bare) == 1 else f"new {kind}s of {join_words(bare)}"
+    out: list[str] = []
+    for text in named:
+        if not text.startswith("a new "):
+            out.append(text)
+        elif said:
+            out.append(said)
+            said = ""
+    return out
+
+
 def _name(package: str) -> str:
     """A package as prose names it; a scoped one ("@astrojs/node") in a code span, which
     no reader takes for an @-mention."""
@@ -206,28 +226,35 @@ def release_predicate(
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
     total = release_count(unit)
     if brief and past:
-        named = all_named(unit)
+        named = _grouped(all_named(unit), unit)
         if not named:
             return "published a release" + tail
-        return "released " + join_words(named) + tail
+        return _released(named) + join_words(named) + tail
     if brief:
         every = _every(unit)
         if len(every) >= MANY_PRODUCTS:
             return f"ships {count_word(total)} releases{tail}, {_example(unit)} among them"
         named, own = _headline_named(unit)
+        named = _grouped(named, unit)
     else:
         mine, packages = versions(unit)
-        named, own = mine + packages, bool(mine)
         # A range or a release left unnamed: the count says how many there were.
-        if total > max(1, sum(" to " not in n for n in named)):
+        if total > max(1, sum(" to " not in n for n in mine + packages)):
             tail = f", {count_word(total)} releases in all{tail and ','}{tail}"
+        named, own = mine + _grouped(packages, unit), bool(mine)
     if own and not past:
         plural = len(named) > 1 or " to " in named[0] or " and " in named[0]
         verb = "are out" if plural else "is out"
         return f"{join_words(named)} {verb}{tail}"
     if not named:
         return ("published a release" if past else "publishes a release") + tail
-    return ("released " if past else "ships ") + join_words(named) + tail
+    return (_released(named) if past else "ships ") + join_words(named) + tail
+
+
+def _released(named: list[str]) -> str:
+    """The past verb before `named`: "published new releases of …", not "released new
+    releases of …"."""
+    return "published " if all(re.search(r"new (pre)?release", n) for n in named) else "released "
 
 
 def _example(unit: Unit) -> str:

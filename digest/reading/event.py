@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -107,3 +108,9 @@ class Event:
     def predicate(self) -> str:
         """The verb phrase of a sentence about this event: "adds bf16 support for …"."""
         return clause(self.obj, verb=self.verb, kind=self.title_kind)
+
+
+def commit_count(events: Iterable[Event]) -> int:
+    """How many commits `events` are: a back-out absorbs the change it undoes (`linked`),
+    and a count says how many landed, so each counts with the ones it absorbed."""
+    return sum(1 + len(event.linked) for event in events)

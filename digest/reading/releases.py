@@ -91,6 +91,7 @@ _VERSIONLESS = re.compile(
 _VERSION_LINES = 4  # lines a file of such a change may add: a version string, a lockfile entry
 # Changesets' and release-plz's release PRs: "Version Packages", "[ci] release", "ci: release".
 _CHANGESETS = re.compile(r"^version\s+packages(?:\s*\((?:beta|next|alpha|rc)\))?$", re.I)
+_PRE_MODE = re.compile(r"\((?:beta|next|alpha|rc)\)", re.I)
 _BARE_RELEASE = re.compile(
     r"^(?:\[ci\]\s*|(?:ci|chore|build)(?:\([\w-]+\))?:\s*)?release"
     r"(?:\s*\((?:beta|next|alpha|rc)\))?$",
@@ -132,7 +133,9 @@ class Release:
     `breaking`, how many breaking changes its notes list."""
 
     versions: tuple[tuple[str | None, str], ...]
-    prerelease: bool = False  # GitHub flags it a pre-release (`PRERELEASE_LABEL` on its tag)
+    # GitHub flags it a pre-release (`PRERELEASE_LABEL` on its tag), or changesets' pre mode
+    # names its channel ("[ci] release (beta)")
+    prerelease: bool = False
     packages: tuple[str | None, ...] = ()
     breaking: int = 0
 
@@ -198,6 +201,8 @@ def _changesets(
     Packages" title, a release whatever its files; a bare "release" needs a changelog or
     version manifest among them."""
     breaking = stated_breaking(activity.body)
+    # "[ci] release (beta)", "Version Packages (next)": changesets' pre mode
+    prerelease = _PRE_MODE.search(activity.title) is not None
     found = tuple(
         dict.fromkeys(
             (_own(m["package"], own_keys), _plain(m["version"]))
@@ -206,13 +211,13 @@ def _changesets(
         )
     )
     if found:
-        return Release(found, breaking=breaking)
+        return Release(found, prerelease=prerelease, breaking=breaking)
     folders = [PurePosixPath(f.path).parent for f in activity.files if _CHANGELOG.search(f.path)]
     names = [None if str(d) == "." else _own(d.name, own_keys) for d in folders]
     if not (names or versionless or any(_MANIFEST.search(f.path) for f in activity.files)):
         return None
     packages = tuple(dict.fromkeys(names)) if names != [None] else ()
-    return Release((), packages=packages, breaking=breaking)
+    return Release((), packages=packages, prerelease=prerelease, breaking=breaking)
 
 
 def _names_a_product(package: str, activity: Activity, own_keys: frozenset[str]) -> bool:

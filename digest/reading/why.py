@@ -149,7 +149,13 @@ _NOT_A_REASON = re.compile(
     r"|\bsee\s+(the\s+)?(inline\s+)?(comments?|issue|discussion|above|below|description)\b"
     r"|\b(authored|written|generated)\s+(with|by)\b|\bassistance\s+of\b"
     r"|\btemporary\b|\bdebug\s+commit\b|\baccidentally\b|\bwill\s+resolve\s+any\s+conflicts\b"
-    r"|\bthis\s+(pr|change|commit|patch)\s+(is|was)\s+(a|the)\s+(copy|cherry|port|backport)",
+    r"|\bthis\s+(pr|change|commit|patch)\s+(is|was)\s+(a|the)\s+(copy|cherry|port|backport)"
+    # a state of the work or of its review, not why it was done: "Note: still a WIP for
+    # native histograms", "Addresses divergences flagged in PR review"
+    r"|\bWIP\b|\bwork\s+in\s+progress\b|^\s*(note|nb|n\.b\.|todo|fixme)\b\s*:"
+    r"|\b(flagged|raised|requested|suggested|found|noted|pointed\s+out)\s+(in|by|during)\s+"
+    r"(the\s+)?(pr\s+|code\s+)?(review|reviewers?)\b"
+    r"|\b(review|reviewer)\s+(feedback|comments?|findings|suggestions|nits?)\b",
     re.I,
 )
 
