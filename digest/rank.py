@@ -21,6 +21,7 @@ from digest.reading.audience import names_flaw
 from digest.reading.event import Event
 from digest.reading.releases import shipped
 from digest.reading.topics import is_build_path, is_doc_path
+from digest.reading.why import says_why
 
 # New support (an op, a dtype, a device) is what downstream users of a component build on.
 _CAPABILITY = re.compile(r"\bsupport(s|ed|ing)?\b", re.I)
@@ -45,6 +46,9 @@ class Weights:
     # they were exposed to; among several fixes it is the one to name first.
     named_flaw: float = 2.0
     real_body: float = 1.0
+    # A description that says why, in a sentence a story can quote: a change a reader can be
+    # told the point of, not only its title.
+    stated_reason: float = 0.5
     docs_or_tests_only: float = -2.0
     # Build settings alone (manifests, toolchain pins, lockfiles): how it is built, not
     # what users call.
@@ -124,6 +128,8 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
     score += min(3.0, math.log10(lines + 1)) + min(2.0, math.log2(files + 1) / 3)
     if len(event.body.split()) >= 12:
         score += weights.real_body
+        if event.bump is None and not event.internal and says_why(event.body):
+            score += weights.stated_reason
     if event.kind in ("docs", "test") or _mostly(activity, is_doc_path):
         score += weights.docs_or_tests_only
     elif event.release is None and event.bump is None and _mostly(activity, is_build_path):

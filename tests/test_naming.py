@@ -83,3 +83,18 @@ def test_a_round_of_review_is_internal_work() -> None:
         "PR comments",
     ):
         assert classify_one(change(title, "src/widgets/core.py"), USERS).internal, title
+
+
+def test_a_folder_named_with_a_plain_word_is_no_place_in_a_sentence() -> None:
+    activity = [
+        change("Discover private NIC addresses from IPAM", "discovery/cloud/instance.go", n=1),
+        change("Add `least()` and `greatest()` functions", "promql/functions.go", n=2),
+        change("Speed up label matching for long lists", "model/labels/matcher.go", n=3),
+        change("Add `info()` for target metadata", "promql/info.go", n=4),
+    ]
+    window = Window(since=START, until=START + timedelta(days=1))
+    story = compose(activity, config=WireConfig(projects=[USERS]), window=window)
+    text = " ".join(s.text for s in story.body)
+    assert "private NIC addresses from IPAM" in text
+    assert " in Discovery" not in text and " in Model" not in text
+    assert " in promql" in text or "promql" in " ".join(s.heading for s in story.sections)

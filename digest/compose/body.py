@@ -18,7 +18,13 @@ from functools import lru_cache
 from digest.check.proofread import proofread_sentences
 from digest.check.proofread_rules import CONNECTIVES
 from digest.compose.citations import MARKER, cite
-from digest.compose.phrases import area_of, event_predicate, is_backend_area, quoted_title
+from digest.compose.phrases import (
+    area_of,
+    event_predicate,
+    is_backend_area,
+    names_a_place,
+    quoted_title,
+)
 from digest.compose.release import cited_releases, highlight_clause, release_predicate
 from digest.compose.slots import unit_slots
 from digest.config import topic_key
@@ -212,7 +218,7 @@ def unit_sentence(
         subject = event.product
         area = None if area and topic_key(area) == topic_key(event.product) else area
     sentence = opening.format(s=subject, p=predicate)
-    if area and area not in (unit.dominant_topic, known_topic):
+    if area and area not in (unit.dominant_topic, known_topic) and names_a_place(area, event):
         sentence += f" in {area}"
     if event.security:
         sentence += ", a security fix"

@@ -15,6 +15,7 @@ from digest.english.clean import is_clean, tidy
 from digest.english.shapes import split_verb
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
+from digest.reading.title_tags import reads_as_word
 from digest.reading.topics import CI_TOPIC, is_stub_path
 from digest.untrusted import clean_fragment
 
@@ -126,6 +127,14 @@ def area_of(event: Event) -> str | None:
     if topic.lower() in obj or topic_key(topic) in topic_key(obj):
         return None
     return topic
+
+
+def names_a_place(area: str, event: Event) -> bool:
+    """True when `area` reads as the name of a place in a sentence's tail ("… in promql",
+    "… in XNNPACK"): a configured topic, or a word that is no plain English one. A folder
+    named with a plain word ("discovery", "scrape", "runtime") reads as a common noun
+    capitalised ("… in Discovery"); the section heading names it, the sentence does not."""
+    return event.project.topic_for_key(topic_key(area)) is not None or not reads_as_word(area)
 
 
 def is_backend_area(event: Event, area: str) -> bool:

@@ -56,6 +56,14 @@ DEV_TOOLS = [
     "shellcheck",
     "actionlint",
     "yamllint",
+    "cppcheck",
+    "cpplint",
+    "pyflakes",
+    "pydocstyle",
+    "hadolint",
+    "buildifier",
+    "ktlint",
+    "swiftlint",
 ]
 _TOOL_UPDATE = re.compile(
     r"^(?:upgrade|update|bump|pin|unpin|migrate to|switch to|enable|disable|configure|apply|run)"

@@ -160,6 +160,12 @@ _NOT_A_REASON = re.compile(
 )
 
 
+def says_why(body: str) -> bool:
+    """True when the body states an effect somewhere (a user, a failure, a speed-up, "so
+    that"): cheap enough to rank every change by, where `quotation` picks the sentence."""
+    return len(body.split()) >= 12 and _EFFECT.search(body[:2000]) is not None
+
+
 def _states_effect(sentence: str) -> bool:
     return _EFFECT.search(sentence) is not None
 
