@@ -65,8 +65,11 @@ TEST_FILES: tuple[str, ...] = (
 # change *internal* (`audience.is_internal`).
 INTERNAL_FOLDERS: tuple[str, ...] = (
     "scripts", "script", "tools", "tooling", "examples", "example", "samples", "demo", "demos",
+    "benchmarks", "benchmark", "benches", "fuzz", "fuzzing",
     ".github", ".ci", ".circleci", ".buildkite", ".gitlab", ".changeset", ".devcontainer",
     ".vscode", ".husky", ".config",
+    # coding assistants' instructions and sandboxes
+    ".agents", ".claude", ".cursor", ".gemini", ".codex",
 )  # fmt: skip
 
 

@@ -94,6 +94,8 @@ def test_a_move_to_a_development_version_is_housekeeping() -> None:
         ("tests/unit/test_a.py", ".github/workflows/ci.yml"),
         ("scripts/release.sh", "benchmarks/run.py", "e2e/app.ts"),
         ("crates/core/src/a_test.go",),
+        ("fuzzing/dictionary.txt", "benches/parse.rs"),
+        (".claude/settings.json", ".agents/triage.md"),
     ],
 )
 def test_a_change_touching_only_tests_tooling_or_ci_is_internal(paths: tuple[str, ...]) -> None:

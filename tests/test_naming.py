@@ -98,3 +98,21 @@ def test_a_folder_named_with_a_plain_word_is_no_place_in_a_sentence() -> None:
     assert "private NIC addresses from IPAM" in text
     assert " in Discovery" not in text and " in Model" not in text
     assert " in promql" in text or "promql" in " ".join(s.heading for s in story.sections)
+
+
+def test_a_title_that_adds_to_its_own_pull_request_is_told_without_its_also() -> None:
+    from digest.compose.phrases import event_predicate
+    from digest.reading.classify import classify_one
+
+    event = classify_one(change("Also capture logs from non-propagating loggers"), USERS)
+    assert event_predicate(event, max_words=12) == "captures logs from non-propagating loggers"
+
+
+def test_a_package_deeper_in_the_tree_is_still_a_place() -> None:
+    from digest.compose.phrases import names_a_place
+    from digest.reading.classify import classify_one
+
+    adapter = change("Enforce remote image dimensions", "packages/integrations/netlify/src/a.ts")
+    assert names_a_place("Netlify", classify_one(adapter, USERS))
+    layout = change("Discover private NIC addresses", "discovery/cloud/instance.go")
+    assert not names_a_place("Discovery", classify_one(layout, USERS))

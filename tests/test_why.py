@@ -214,3 +214,10 @@ def test_a_sentence_that_says_what_the_change_lets_happen_wins_over_a_preamble()
     assert (
         stated_reason(plain_body) == "The old retry loop gave up after ten seconds on slow runners."
     )
+
+
+def test_a_sentence_that_says_what_in_other_words_is_no_reason() -> None:
+    body = "Introduce a backend-aware pass manager infrastructure for the Qualcomm backend."
+    assert quotation(body, "Support backend awareness pass infrastructure") is None
+    why = "Introduce a pass manager so that each backend can skip passes it cannot lower."
+    assert quotation(why, "Support backend awareness pass infrastructure") == why.rstrip(".")

@@ -93,7 +93,13 @@ def event_predicate(
             return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
         predicate = tidied
     predicate = with_article(predicate) if articles else predicate
+    # "Also capture logs …" adds to what its pull request did, which the story does not
+    # tell; and beside our own "It also" it would read "also also".
+    predicate = _ADDING_ADVERB.sub("", predicate)
     return predicate + _where_it_lives(event, predicate)
+
+
+_ADDING_ADVERB = re.compile(r"^(also|additionally|further(more)?|moreover)\s+(?=[a-z])", re.I)
 
 
 _ABOUT_TESTS = re.compile(r"\b(tests?|testing|test suite|specs?|fixtures?|coverage)\b", re.I)
@@ -131,10 +137,14 @@ def area_of(event: Event) -> str | None:
 
 def names_a_place(area: str, event: Event) -> bool:
     """True when `area` reads as the name of a place in a sentence's tail ("… in promql",
-    "… in XNNPACK"): a configured topic, or a word that is no plain English one. A folder
-    named with a plain word ("discovery", "scrape", "runtime") reads as a common noun
-    capitalised ("… in Discovery"); the section heading names it, the sentence does not."""
-    return event.project.topic_for_key(topic_key(area)) is not None or not reads_as_word(area)
+    "… in XNNPACK", "… in Netlify"): a configured topic, a word that is no plain English
+    one, or a package deeper in the tree. A top-level folder named with a plain word
+    ("discovery/", "scrape/", "model/") is how the code is laid out, and reads as a common
+    noun capitalised ("… in Discovery"); the section heading names it, the sentence not."""
+    if event.project.topic_for_key(topic_key(area)) is not None or not reads_as_word(area):
+        return True
+    key = topic_key(area)
+    return not any(topic_key(f.path.split("/", 1)[0]) == key for f in event.activity.files)
 
 
 def is_backend_area(event: Event, area: str) -> bool:

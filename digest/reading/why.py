@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from digest.english.sentences import split_sentences
+from digest.english.words import CHANGE_VERBS
 
 MAX_QUOTE_WORDS = 25
 # What the composer quotes: a whole sentence short enough to sit inside one of ours.
@@ -166,6 +167,13 @@ def says_why(body: str) -> bool:
     return len(body.split()) >= 12 and _EFFECT.search(body[:2000]) is not None
 
 
+def _says_what(sentence: str) -> bool:
+    """True for a sentence that opens with an imperative verb of change: "Add X", "Introduce
+    Y for Z"."""
+    first = sentence.split(maxsplit=1)[0].lower() if sentence.split() else ""
+    return first in CHANGE_VERBS or first in ("introduce", "support", "implement", "create")
+
+
 def _states_effect(sentence: str) -> bool:
     return _EFFECT.search(sentence) is not None
 
@@ -183,7 +191,10 @@ def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> st
     that does not."""
     found = [r for r in reason_sentences(body) if not _NOT_A_REASON.search(r)]
     stating = [r for r in found if _states_effect(r)][:2]
-    others = [r for r in found if not _states_effect(r)][:1]
+    # A sentence that states no effect is a reason only when it is more than the title in
+    # other words: one that opens with a verb of change ("Introduce a backend-aware pass
+    # manager …") says what, as the title did, not why.
+    others = [r for r in found if not _states_effect(r) and not _says_what(r)][:1]
     for reason in [*stating, *others]:
         if said := _quotable(reason, title, max_words):
             return said
