@@ -187,13 +187,24 @@ def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> 
 @pytest.mark.parametrize(
     ("title", "body", "opening"),
     [
-        ("Add support for Conv2d to AdaLoRA", "", "Try Conv2d in tool: the change adds support"),
+        (
+            "Add support for Conv2d to AdaLoRA",
+            "AdaLoRA can now adapt vision models, which are mostly convolutions.",
+            "Try Conv2d in tool: the change adds support",
+        ),
+        # An item that only says the change again ("Try Conv2d: the change adds Conv2d
+        # support") is no advice: without a reason from the description, no item.
+        ("Add support for Conv2d to LoKr", "", None),
         # "Try it" names nothing to try: without a reason from the description, no item.
         ("Add MLX backend support for Gemma 4 31B", "", None),
         # Part of a thing is no thing to try: the end of a list, or a lone modifier.
         ("Add cat op + ValueList graph support", "", None),
         ("Add extended support from the new flow for Clamp", "", None),
-        ("Support a `strict` option in the loader", "", "Consider the new setting if you"),
+        (
+            "Support a `strict` option in the loader",
+            "Lets users fail fast on unknown keys instead of ignoring them silently.",
+            "Consider the new setting if you",
+        ),
         (
             "Support streaming exports",
             "## Why\n\nLarge exports no longer need the whole table in memory at once.",
@@ -229,7 +240,11 @@ def test_a_cut_that_falls_inside_a_phrase_drops_the_phrase_whole() -> None:
 
 def test_a_part_named_after_its_project_is_placed_by_its_own_name() -> None:
     """ "Try it in tool-sql", not "Try it in tool-sql in tool"."""
-    feature = change("Add support for the SQL `FILTER` clause", "crates/tool-sql/src/filter.rs")
+    feature = change(
+        "Add support for the SQL `FILTER` clause",
+        "crates/tool-sql/src/filter.rs",
+        body="Aggregates can now skip rows without a subquery, as in PostgreSQL.",
+    )
     story = compose([feature], config=config(), window=DAY)
     (item,) = [i.text for i in story.action_items if i.urgency == "plan"]
     assert item.startswith("Try the SQL `FILTER` clause in tool-sql: the change adds"), item

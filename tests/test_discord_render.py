@@ -274,7 +274,9 @@ def test_an_immediate_item_has_a_stable_acknowledge_button_and_shows_its_acks():
     edit = edit_payload(part, oncall_role_id=ROLE)
     assert edit["components"] == payloads[0]["components"] and edit["content"] is None
     assert_fits(edit)
-    plan = item_part(hot, story().action_items[1].id)
+    # an item that is not [immediate] (the story's own [monitor] one) has no button
+    plan = item_part(story(), story().action_items[0].id)
+    assert story().action_items[0].urgency != "immediate"
     assert "components" not in render(plan)[0]
     assert edit_payload(plan)["components"] == []
 
@@ -429,7 +431,7 @@ async def test_the_ack_view_is_persistent_and_matches_the_rendered_button():
     embeds = [{k: v for k, v in e.to_dict().items() if k != "flags"} for e in arguments["embeds"]]
     assert embeds == rendered["embeds"] and arguments["content"] is None
     assert arguments["allowed_mentions"].to_dict() == {"parse": [], "roles": [ROLE]}
-    assert edit_arguments(item_part(story(), story().action_items[1].id))["view"] is None
+    assert edit_arguments(item_part(story(), story().action_items[0].id))["view"] is None
 
 
 def test_ack_custom_ids_parse_back_to_their_item():

@@ -235,18 +235,15 @@ def capability_item(unit: Unit, *, name: str) -> str | None:
         lead = f"Try it in {where}" if stutter else f"Try {thing} in {where}"
     else:
         lead = f"Plan to use it if you build on {where}"
-    # "Try it" and "Plan to use it" name nothing of their own: only a reason the
-    # description gives makes them advice.
-    vague = lead.startswith(("Try it", "Plan to use it"))
+    # "Try X: the change adds X" only says the change again: a reason the description gives
+    # (what X is for) is what makes it advice, so an item without one is no item.
     item = f"{lead}: the change {event_predicate(event, max_words=10)}"
     said = quotation(event.body, event.activity.title, max_words=_QUOTED_WORDS)
     quoted = f"{item}; its description says “{said}”" if said and not said.endswith("…") else ""
     names = (name, event.project.name)
-    if quoted and reads_well(quoted, event.activity.title, names):
-        item = quoted
-    elif vague:
+    if not (quoted and reads_well(quoted, event.activity.title, names)):
         return None
-    return f"{item} {cite(event.activity)}"
+    return f"{quoted} {cite(event.activity)}"
 
 
 def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]]]:
