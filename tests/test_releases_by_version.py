@@ -472,3 +472,18 @@ def test_packages_released_with_no_version_said_are_new_releases_not_new_product
     assert told.checks is not None and told.checks.problems == ()
     beta = story([change("withastro/astro", "[ci] release (beta) (#14001)", *paths, n=1)])
     assert beta.headline == "ASTRO SHIPS NEW PRERELEASES OF CLOUDFLARE, MDX AND SVELTE"
+
+
+def test_a_release_ships_only_the_security_fixes_that_landed_before_it() -> None:
+    told = story(
+        [
+            change(VITE, "fix: prevent XSS in error overlay", "packages/vite/src/a.ts", n=1),
+            change(VITE, "fix: reject path traversal in /@fs/", "packages/vite/src/b.ts", n=2),
+            change(VITE, "release: v8.0.16", "packages/vite/package.json", n=3),
+            change(VITE, "fix: prevent XSS in the HMR client", "packages/vite/src/c.ts", n=4),
+        ]
+    )
+    assert told.headline == "VITE 8.0.16 IS OUT WITH TWO SECURITY FIXES"
+    [item] = [i for i in told.action_items if "security" in i.text]
+    assert item.text.startswith("Upgrade vite to 8.0.16 or later: it ships two security fixes")
+    assert "HMR client" not in item.text  # landed after the cut: no release ships it yet

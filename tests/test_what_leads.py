@@ -288,6 +288,15 @@ def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
     assert story.checks is not None and story.checks.problems == ()
 
 
+def test_a_quiet_window_of_internal_work_says_so_too() -> None:
+    story = story_of(
+        change("test: cover empty frames in the reader", ("tests/test_reader.py", 40), n=1),
+        change("TST: make GPU tests pass with lots of memory", ("tests/test_gpu.py", 20), n=2),
+    )
+    assert story.lede.startswith("A quiet day for Widgets: only internal work landed, two")
+    assert story.checks is not None and story.checks.problems == ()
+
+
 def test_a_folder_found_only_among_examples_is_no_place_in_a_sentence_or_item() -> None:
     """One install script under `examples/models/moshi/` among CI files and a root script:
     the back-out is no news of "Moshi", which is an example, not a part users follow."""

@@ -96,6 +96,12 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     # Every security fix of the project counts, folded into a unit or left unnamed.
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
     count = len({e.activity.sha for e in (*everything, *pick.rest) if e.security}) or len(units)
+    if latest:
+        # "it ships five security fixes" counts, names and cites what the releases ship: a
+        # fix that landed after the last cut is in no release yet.
+        shipped = {e.activity.sha for u in pick.units for e in u.carried if e.security}
+        count = len(shipped) or count
+        units = [u for u in units if u.lead.activity.sha in shipped] or units
     these = "this security fix" if count == 1 else "these security fixes"
     watched = _watched_security(units, pick)
     if latest:

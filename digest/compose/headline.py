@@ -128,8 +128,8 @@ def write_lede(
                 f"{count_word(commits).capitalize()} changes landed in {names}{on}, "
                 f"{join_words(listed)} among them; {told} {lead}."
             )
-        if not is_quiet(landed):
-            # Many changes, none that users see: say so before naming the most notable.
+        if not is_quiet(landed) or (internal and landed > 1):
+            # Changes none of which users see: say so before naming the most notable.
             return (
                 f"A quiet {period} for {names}{on}: {besides}only internal work landed, "
                 f"{count_word(landed)} changes, the most notable of which {lead}."
