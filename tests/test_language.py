@@ -305,3 +305,24 @@ def test_a_fix_that_states_the_new_behaviour_is_not_told_as_its_fault() -> None:
     # present tense says what the fix makes true, not what was wrong
     verb, rest = split_kind_verb("the cache is invalidated on reload", "fix")
     assert "being invalidated" not in clause(rest, verb=verb, kind="fix")
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        # a word as much a noun as a verb, and no verb titles open with, before a noun
+        ("Image generation results", "adds image generation results"),
+        ("Option to seed the RNG", "adds an option to seed the RNG"),
+        # verbs titles do open with stay verbs
+        ("Record goroutine labels", "records goroutine labels"),
+        ("Cache compiled regexes", "caches compiled regexes"),
+        ("Support division with integer tensors", "supports division with integer tensors"),
+    ],
+)
+def test_a_word_as_much_noun_as_verb_opens_a_noun_phrase_unless_titles_use_it_as_a_verb(
+    title: str, expected: str
+) -> None:
+    from digest.english.articles import with_article
+
+    verb, rest = split_kind_verb(title, None)
+    assert with_article(clause(rest, verb=verb)) == expected

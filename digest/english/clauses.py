@@ -167,6 +167,8 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     if kind == "fix" and names_trouble(subject):
         return None, subject
     verb, rest = split_verb(subject)
+    if verb is not None and not given_verb(subject):
+        return None, subject  # "Image generation results": a noun phrase (`clean.given_verb`)
     if kind == "deprecation" and verb is not None and verb not in CHANGE_VERBS | {"expire"}:
         return None, subject  # "DEP: string APIs" deprecates string APIs; it "strings" nothing
     if verb == "add" and _FOR_REMOVAL.search(rest):

@@ -22,6 +22,7 @@ from digest.english.words import (
     PARTICLES,
     PREPOSITIONS,
     TECH_VERBS,
+    TITLE_VERBS,
     bare,
     is_identifier,
     looks_like_new_verb,
@@ -55,6 +56,11 @@ def given_verb(title: str) -> bool:
     following = words[1] if len(words) > 1 else ""
     if following[:1].isdigit():
         return False  # "react 19 …", "python 3.14 wheels": a name and its version
+    # "Image generation results", "Chunk overflow on X", "Option to seed X": a word as much
+    # a noun as a verb, and no verb titles open with, before a noun opens a noun phrase
+    ambiguous = parts_of_speech(word) == {"NOUN", "VERB"} and word not in TITLE_VERBS
+    if ambiguous and (_is_noun(following) or following.lower() == "to"):
+        return False
     if verb_form(word) == "VBG" and not _opens_object(following):
         return False  # "Descending sorts": a gerund of no verb of change is an adjective
     if verb_form(word) == "VBD":
@@ -66,6 +72,15 @@ def given_verb(title: str) -> bool:
             or verb_form(following) == "VBG"
         )
     return True
+
+
+def _is_noun(word: str) -> bool:
+    """True for a lower-case word the lexicon knows as a noun in its base form
+    ("generation", "overflow"), not an inflected verb ("compiled") or a determiner."""
+    lowered = bare(word).lower()
+    if not word.islower() or is_identifier(word) or lowered in DETERMINERS | PARTICLES:
+        return False
+    return "NOUN" in parts_of_speech(lowered) and verb_form(lowered) in (None, "VB", "VBP")
 
 
 def _opens_object(word: str) -> bool:

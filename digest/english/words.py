@@ -85,6 +85,24 @@ TECH_VERBS = words(
     "sync dedupe dedup backport unskip xfail typecheck autofix prefetch rebase untrack shard "
     "debounce symlink refactor hardcode upstream tokenize memoize"
 )
+# Verbs as much nouns as verbs that open titles as verbs ("Support X", "Change Y to Z",
+# "Guard nil `x`"): a title that opens with any other such word before a noun is a noun
+# phrase ("Image generation results", "Chunk overflow on X", "Option to seed Y").
+TITLE_VERBS = words(
+    "support change check guard turn print report filter clip upload mention read escape "
+    "preserve serve reject respect forward honor honour release bundle package publish target "
+    "route mirror benchmark profile cache record track log load store map list sort test lint type copy "
+    "limit mark name number order parse patch pass pause point post process query queue "
+    "rate reset retry return scan schedule search set show sign skip stream start stop "
+    "swap tag trace trigger trim watch wrap bound block build call cap catch clear close "
+    "coerce compile count cover cut debug default delay display dump emit error exit "
+    "expect fetch flag flatten flush force format free group hash hide hint hook host "
+    "import index inline join key label launch lock match merge mock mount move note open "
+    "pack pad pin plan poll port probe prompt pull push quote raise range reorder reply "
+    "request resize restart resolve run save scope seed select send shape share shift size "
+    "slice spawn split stage stub style sum time toggle touch trust type unlock use view "
+    "walk wire work yield zero"
+)
 _SOLID_PREFIXES = ("pre", "re", "un", "de", "co", "auto", "over", "under", "mis", "multi")
 _OOV_VERB_SUFFIX = re.compile(r"[a-z]{3,}(ify|ize|ise)$")
 # Characters no word of prose has: code, paths, versions, call parentheses.
