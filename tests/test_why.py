@@ -51,6 +51,9 @@ def test_the_state_of_the_work_or_its_review_is_no_reason() -> None:
         "Note: still a WIP for native histograms and summaries, which come next.",
         "Addresses correctness and convention divergences flagged in PR review.",
         "This applies the review feedback from the maintainers on the loader.",
+        # a hedge is no reason
+        "Re-initializing the git repo should work, though.",
+        "Hopefully this stops the deploy job from failing on a fresh runner.",
     ):
         assert quotation(body, "Add start timestamp synthesis") is None, body
     said = "Queries over long ranges no longer time out when the cache is cold."

@@ -145,6 +145,7 @@ _EFFECT = re.compile(
 # …", "See the inline comments for rationale", "Temporary debug commit …").
 _NOT_A_REASON = re.compile(
     r"\b(I|I'm|I've|me|my)\b|\bnot\s+(100%\s+)?sure\b|\bseems?\b|\bmaybe\b|\bprobably\b"
+    r"|\bhopefully\b|\bshould\s+(now\s+)?(work|help|do\s+it)\b|,?\s+though\W*$"
     r"|\b(first|next|second|last|final)\s+(step|commit|pr|part)\b|\bpart\s+(\d+|of\s+(the|a|#))"
     r"|\bfollow[- ]?up\b|\bintended\s+for\b|\bin\s+preparation\b|\bprecursor\b|\bstacked\b"
     r"|\bsee\s+(the\s+)?(inline\s+)?(comments?|issue|discussion|above|below|description)\b"
