@@ -7,8 +7,14 @@ from datetime import timedelta
 
 from digest.compose import compose
 from digest.config import WireConfig
-from digest.model import Window
+from digest.model import Activity, Story, Window
 from tests.test_audience import START, USERS, change
+
+
+def day_story(activity: list[Activity]) -> Story:
+    """The story of one day of `activity` in a project of users."""
+    window = Window(since=START, until=START + timedelta(days=1))
+    return compose(activity, config=WireConfig(projects=[USERS]), window=window)
 
 
 def test_a_change_whose_sentence_would_paste_title_fragments_is_counted_not_named() -> None:
@@ -18,8 +24,7 @@ def test_a_change_whose_sentence_would_paste_title_fragments_is_counted_not_name
         change("Add cat op + ValueList graph support", "src/ops.py", n=3),
         change("Improve error messages of the parser", "src/parser.py", n=4),
     ]
-    window = Window(since=START, until=START + timedelta(days=1))
-    story = compose(activity, config=WireConfig(projects=[USERS]), window=window)
+    story = day_story(activity)
     text = " ".join(s.text for s in story.body)
     assert "streaming decoder" in text and "error messages" in text
     assert "(experimental" not in text and "+" not in text
@@ -44,8 +49,7 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
 
 def test_a_change_that_must_be_told_but_reads_badly_is_told_by_its_quoted_title() -> None:
     only = change("fix: Astro unable to handle Svelte 5 snippet props", "src/svelte.ts", n=1)
-    window = Window(since=START, until=START + timedelta(days=1))
-    story = compose([only], config=WireConfig(projects=[USERS]), window=window)
+    story = day_story([only])
     assert story.body[0].text.startswith(
         "widgets fixes “Astro unable to handle Svelte 5 snippet props” [1]"
     ), story.body[0].text
@@ -92,8 +96,7 @@ def test_a_folder_named_with_a_plain_word_is_no_place_in_a_sentence() -> None:
         change("Speed up label matching for long lists", "model/labels/matcher.go", n=3),
         change("Add `info()` for target metadata", "promql/info.go", n=4),
     ]
-    window = Window(since=START, until=START + timedelta(days=1))
-    story = compose(activity, config=WireConfig(projects=[USERS]), window=window)
+    story = day_story(activity)
     text = " ".join(s.text for s in story.body)
     assert "private NIC addresses from IPAM" in text
     assert " in Discovery" not in text and " in Model" not in text
