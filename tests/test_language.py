@@ -50,7 +50,7 @@ from tests.digest_data import ACTIVITY
         ("MoE prefill perf improvement", "brings MoE prefill perf improvement"),
         (
             "Integer overflow in Allocator::allocate()",
-            "fixes Integer overflow in Allocator::allocate()",
+            "fixes integer overflow in Allocator::allocate()",
         ),
         ("New Neutron-C flow support", "adds new Neutron-C flow support"),
         ("Cleanup dim-order handling", "cleans up dim-order handling"),

@@ -25,6 +25,9 @@ from digest.english.words import (
 # Head nouns that name a fault: "fixes a memory leak", "fixes a bug with X".
 FAULT_NOUNS = words("bug crash leak race deadlock regression typo segfault hang overflow underflow")
 PROBLEM_NOUNS = FAULT_NOUNS | words("vulnerability error failure warning breakage flake flakiness")
+# First words of the compounds that name a memory fault ("Integer overflow", "Memory leak",
+# "Null pointer dereference"): ordinary words, never a name, whatever else the lexicon says.
+FAULT_MODIFIERS = words("integer memory buffer heap stack null pointer")
 # Adjectives that name a fault: a title that opens with one names a problem ("Broken links").
 FAULT_ADJECTIVES = words(
     "missing incorrect wrong broken invalid bad duplicate stale inconsistent misleading "
@@ -116,4 +119,5 @@ def common_opener(word: str, *, alone: bool = False) -> bool:
         or {"NOUN", "VERB"} <= pos
         or "VERB" in pos  # a participle as an adjective: "Fused quant kernel", "Encoded URLs"
         or lowered in FAULT_ADJECTIVES
+        or lowered in FAULT_MODIFIERS
     )
