@@ -487,3 +487,48 @@ def test_a_release_ships_only_the_security_fixes_that_landed_before_it() -> None
     [item] = [i for i in told.action_items if "security" in i.text]
     assert item.text.startswith("Upgrade vite to 8.0.16 or later: it ships two security fixes")
     assert "HMR client" not in item.text  # landed after the cut: no release ships it yet
+
+
+def test_only_the_packages_a_pre_mode_release_published_are_called_prereleases() -> None:
+    def notes(*packages: str) -> list[str]:
+        return [f"packages/integrations/{p}/CHANGELOG.md" for p in packages]
+
+    told = story(
+        [
+            change("withastro/astro", "[ci] release (#14000)", *notes("cloudflare", "mdx"), n=1),
+            change("withastro/astro", "[ci] release (beta) (#14001)", *notes("mdx", "svelte"), n=2),
+        ]
+    )
+    text = " ".join([told.headline.lower(), told.lede, *(s.text for s in told.body)])
+    assert "new releases of cloudflare and mdx and a new prerelease of svelte" in text
+    assert "prereleases of cloudflare" not in text
+
+
+def test_a_security_fix_a_versionless_release_ships_asks_for_that_release_not_a_later_one() -> None:
+    told = story(
+        [
+            change(
+                "withastro/astro",
+                "fix(node): prevent path traversal in static file serving",
+                "packages/integrations/node/src/serve-static.ts",
+                n=1,
+            ),
+            change(
+                "withastro/astro", "[ci] release (#14000)",
+                "packages/integrations/node/CHANGELOG.md", n=2,
+            ),
+        ]
+    )
+    [item] = [i for i in told.action_items if "security" in i.text]
+    assert item.urgency == "immediate"
+    assert item.text.startswith("Upgrade astro to its latest releases: it ships a security fix")
+    assert "once a release carries" not in item.text
+
+
+def test_a_lede_past_many_versionless_releases_says_published_not_released_new_releases() -> None:
+    packages = [f"plugin-{n}" for n in "abcdefghijklmn"]
+    paths = [f"packages/{p}/CHANGELOG.md" for p in packages]
+    told = story([change("withastro/astro", "[ci] release (#14000)", *paths, n=1)], days=7)
+    assert "published new releases of plugin-a" in told.lede
+    assert "releases of three more packages" in told.lede
+    assert "released new releases" not in told.lede

@@ -66,13 +66,16 @@ def _cite_each(units: list[Unit]) -> str:
     return cite(*landings[:MAX_CITATIONS])
 
 
-def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str]:
-    """The last version of each release of the window that ships one of `units`."""
+def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
+    """The last version of each release of the window that ships one of `units`; empty
+    when only releases whose versions nothing says ship them; None when none does."""
     shipped = {e.activity.sha for u in pick.units for e in u.carried}
+    if not any(u.lead.activity.sha in shipped for u in units):
+        return None
     latest = [
         version
         for u in pick.units
-        if u.lead.release is not None and any(x.lead.activity.sha in shipped for x in units)
+        if u.lead.release is not None
         for version in versions(u)[0][-1:]
     ]
     # "8.0.4 to 8.0.10" names a range: upgrading means to its last version.
@@ -83,7 +86,7 @@ def _watched_security(units: list[Unit], pick: ProjectPick) -> bool:
     """True when the security item of `units` is [monitor]: no release ships them yet and
     the users are not maintainers running the default branch."""
     maintainers = pick.units[0].lead.project.audience == "maintainers"
-    return not maintainers and not _shipped_in(units, pick)
+    return not maintainers and _shipped_in(units, pick) is None
 
 
 def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
@@ -96,7 +99,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     # Every security fix of the project counts, folded into a unit or left unnamed.
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
     count = len({e.activity.sha for e in (*everything, *pick.rest) if e.security}) or len(units)
-    if latest:
+    if latest is not None:
         # "it ships five security fixes" counts, names and cites what the releases ship: a
         # fix that landed after the last cut is in no release yet.
         shipped = {e.activity.sha for u in pick.units for e in u.carried if e.security}
@@ -106,6 +109,8 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     watched = _watched_security(units, pick)
     if latest:
         action = f"Upgrade {name} to {latest[0]} or later"
+    elif latest is not None:  # released, but no version said: the window's releases
+        action = f"Upgrade {name} to its latest releases"
     elif watched:
         action = f"Upgrade {name} once a release carries {these}"
     else:
@@ -116,7 +121,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
         if count == 1
         else f"it ships {count_word(count)} security fixes, among them one that {lead}"
     )
-    if not latest:
+    if latest is None:
         what = f"it {lead}" if count == 1 else what.replace("it ships", "the project lands")
     text = f"{action}: {what} {cite(*(u.lead.activity for u in units[:MAX_CITATIONS]))}"
     return text, "monitor" if watched else "immediate"

@@ -83,21 +83,44 @@ def _versionless(package: str) -> str:
 def _grouped(named: list[str], unit: Unit) -> list[str]:
     """`named` with its versionless releases said once, where the first stood: "a new
     release of mdx", "new releases of cloudflare, mdx and svelte" (not "a new cloudflare,
-    a new mdx", which reads as new products); "prereleases" in a pre mode's release."""
+    a new mdx", which reads as new products); "prereleases" for the packages that only a
+    pre mode's release published, said apart from the rest."""
     bare = [n.removeprefix("a new ") for n in named if n.startswith("a new ")]
     if not bare:
         return named
-    events = (unit.lead, *unit.related)
-    kind = "prerelease" if any(e.release and e.release.prerelease for e in events) else "release"
-    said = f"a new {kind} of {bare[0]}" if len(bare) == 1 else f"new {kind}s of {join_words(bare)}"
+    early = _prerelease_only(unit)
+    groups = [
+        (kind, names)
+        for kind, names in (
+            ("release", [b for b in bare if b not in early]),
+            ("prerelease", [b for b in bare if b in early]),
+        )
+        if names
+    ]
+    said = [
+        f"a new {kind} of {names[0]}" if len(names) == 1 else f"new {kind}s of {join_words(names)}"
+        for kind, names in groups
+    ]
     out: list[str] = []
     for text in named:
         if not text.startswith("a new "):
             out.append(text)
         elif said:
-            out.append(said)
-            said = ""
+            out.extend(said)
+            said = []
     return out
+
+
+def _prerelease_only(unit: Unit) -> set[str]:
+    """The packages, as prose names them, whose every release in the unit is a prerelease."""
+    seen: dict[str, bool] = {}
+    for event in (unit.lead, *unit.related):
+        release = event.release
+        for package in release.products if release else ():
+            if package is not None:
+                name = _name(package)
+                seen[name] = seen.get(name, True) and release.prerelease
+    return {name for name, early in seen.items() if early}
 
 
 def _name(package: str) -> str:
@@ -254,7 +277,8 @@ def release_predicate(
 def _released(named: list[str]) -> str:
     """The past verb before `named`: "published new releases of …", not "released new
     releases of …"."""
-    return "published " if all(re.search(r"new (pre)?release", n) for n in named) else "released "
+    unnamed = r"new (pre)?release|^releases of "
+    return "published " if all(re.search(unnamed, n) for n in named) else "released "
 
 
 def _example(unit: Unit) -> str:
