@@ -216,6 +216,25 @@ def test_renaming_a_setting_users_write_is_planned_for() -> None:
     assert urgency(change("Rename confusing input param st -> t in the quantizer")) is None
     assert urgency(change("Rename the parameters of the internal lowering helpers")) is None
     assert urgency(change("Rename the `--out` CLI argument to `--output`")) == "plan"
+    # A module's or a class's new name moves code; users configure neither.
+    assert urgency(change("Rename `runner_util.py` to `runner.py`")) is None
+    assert urgency(change("Rename `ExecutorRunner` -> `ProgramRunner`")) is None
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        # vite, pydantic: moving off what another deprecated, silencing warnings
+        "fix: refer to `rolldownOptions` instead of deprecated `rollupOptions` in messages",
+        "Fix Clippy 0.1.95 warnings",
+        # a deprecation taken back or made smaller leaves users less to move off
+        "DEP: Undo deprecation of the positional `axis` argument",
+        "DEP: narrow the `dtype=` deprecation to subclasses",
+        "Un-deprecate `Widget.frob`",
+    ],
+)
+def test_what_undoes_or_avoids_a_deprecation_plans_nothing(title: str) -> None:
+    assert urgency(change(title)) is None
 
 
 def test_deprecating_a_public_api_is_planned_for() -> None:

@@ -313,3 +313,37 @@ def test_a_folder_found_only_among_examples_is_no_place_in_a_sentence_or_item() 
     assert "Moshi" not in told and "moshi" not in told, told
     (item,) = story.action_items
     assert item.text.startswith("Check whether Widgets still does what you rely on"), item.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Reverts acme/widgets#201",  # GitHub's revert button
+        f"This reverts commit {ORIGINAL.sha}.",  # git revert
+    ],
+)
+def test_a_back_out_whose_title_is_reworded_finds_its_change_by_the_reference_it_gives(
+    body: str,
+) -> None:
+    reworded = change(
+        "Revert heap profiling at runtime", ("src/widgets/profile.cc", 400), n=6, body=body
+    )
+    undone = next(e for e in classify([ORIGINAL, reworded], CONFIG) if e.kind == "revert")
+    assert undone.linked == (ORIGINAL,)
+    assert undone.withdrawn and undone.urgency is None
+
+
+@pytest.mark.parametrize(
+    ("title", "files"),
+    [
+        ('Revert "axum-core 0.5.6"', ("axum-core/Cargo.toml", "axum-core/CHANGELOG.md")),
+        ('Revert "Prepare release version 9.1.0"', ("pyproject.toml", "CHANGELOG.md")),
+    ],
+)
+def test_a_back_out_of_a_release_commit_is_release_plumbing_with_nothing_to_watch(
+    title: str, files: tuple[str, ...]
+) -> None:
+    revert = change(title, *((path, 3) for path in files), n=2)
+    event = classify_one(revert, WIDGETS)
+    assert event.kind == "revert" and event.internal
+    assert not event.must_act and event.urgency is None

@@ -116,7 +116,9 @@ def _prerelease_only(unit: Unit) -> set[str]:
     seen: dict[str, bool] = {}
     for event in (unit.lead, *unit.related):
         release = event.release
-        for package in release.products if release else ():
+        if release is None:
+            continue
+        for package in release.products:
             if package is not None:
                 name = _name(package)
                 seen[name] = seen.get(name, True) and release.prerelease

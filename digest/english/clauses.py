@@ -69,10 +69,14 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     → "fixes BEFT example dataset"), not added.
     """
     text = re.sub(r"\s+", " ", subject).strip().rstrip(".").strip()
+    # "Rename `A` -> `B`", "Bump X 1.2 → 1.3": an arrow says "to"
+    text = re.sub(r"\s(?:-+>|→|=>)\s", " to ", text)
     if "; " in text:
         return _listed(text, verb, kind)
     words = text.split(" ") if text else []
-    if (kind == "fix" and names_trouble(text)) or (kind == "deprecation" and not verb):
+    # "Issues with X" names the trouble; after a verb ("raise" of "raise error when X"),
+    # the trouble is the verb's object
+    if (kind == "fix" and not verb and names_trouble(text)) or (kind == "deprecation" and not verb):
         return noun_phrase(coordinated(words).split(" "), kind)
     if kind == "fix" and (fault := fault_statement([verb, *words] if verb else words)):
         return fault
@@ -169,7 +173,10 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     verb, rest = split_verb(subject)
     if verb is not None and not given_verb(subject):
         return None, subject  # "Image generation results": a noun phrase (`clean.given_verb`)
-    if kind == "deprecation" and verb is not None and verb not in CHANGE_VERBS | {"expire"}:
+    # "DEP: Undo deprecation for X", "DEP: narrow the deprecation": the verb says what is done
+    # to a deprecation, and stays
+    retold = "deprecat" in rest.lower()
+    if kind == "deprecation" and verb not in CHANGE_VERBS | {"expire", None} and not retold:
         return None, subject  # "DEP: string APIs" deprecates string APIs; it "strings" nothing
     if verb == "add" and _FOR_REMOVAL.search(rest):
         return "mark", rest  # "Add X for removal in 10" adds nothing: it marks X for removal

@@ -36,7 +36,9 @@ _CODE = re.compile(r"`[^`]*`")
 # "(update-outdated)", "(take 2)": words in brackets with a space or a word inside, not a
 # call ("foo()") or a tag of code.
 _PARENTHETICAL = re.compile(r"(^|\s)\([^()]*[A-Za-z][^()]*\)")
-_JOINED = re.compile(r"\s[+&]\s|\w\+\w")
+# "+", "&", a spaced hyphen ("Advanced Routing - Experimental", "X -> Y") and a colon
+# ("Use redirect: manual") join a title's parts where prose has words.
+_JOINED = re.compile(r"\s[+&]\s|\w\+\w|\s-\s|\s-+>\s|\w:\s")
 _TRAILING = PREPOSITIONS | CONJUNCTIONS | DETERMINERS
 
 
@@ -65,11 +67,14 @@ def given_verb(title: str) -> bool:
         return False  # "Descending sorts": a gerund of no verb of change is an adjective
     if verb_form(word) == "VBD":
         lowered = bare(following).lower()
+        # "Encoded URLs", "Advanced Routing": a participle before an acronym or a Title
+        # Case word modifies it, as before any noun
+        acronym = re.fullmatch(r"[A-Z]{2,}s?", bare(following)) is not None
         return (
             lowered in DETERMINERS
             or lowered in PARTICLES
-            or is_identifier(following)
-            or verb_form(following) == "VBG"
+            or (is_identifier(following) and not acronym)
+            or (verb_form(following) == "VBG" and following.islower())
         )
     return True
 
@@ -110,7 +115,8 @@ def _known_verb(word: str) -> bool:
     word = word.lower()
     if verb_lemma(word) is not None or prefixed_verb(word) is not None:
         return True
-    return any(word.endswith(end) and word[: -len(end)] in TECH_VERBS for end in ("es", "s"))
+    verbs = TECH_VERBS | TITLE_VERBS  # "inlines": a verb of code the lexicon knows otherwise
+    return any(word.endswith(end) and word[: -len(end)] in verbs for end in ("es", "s"))
 
 
 def knows_verb(lemma: str) -> bool:
@@ -120,7 +126,7 @@ def knows_verb(lemma: str) -> bool:
     if "-" in word:
         # "pre-" makes adjectives ("pre-merge") and names ("pre-commit"), not verbs
         return prefixed_verb(word) is not None and not word.startswith("pre-")
-    if word in CHANGE_VERBS or word in TECH_VERBS or "VERB" in parts_of_speech(word):
+    if word in CHANGE_VERBS | TECH_VERBS | TITLE_VERBS or "VERB" in parts_of_speech(word):
         return True
     return looks_like_new_verb(word)
 

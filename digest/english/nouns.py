@@ -120,4 +120,5 @@ def common_opener(word: str, *, alone: bool = False) -> bool:
         or "VERB" in pos  # a participle as an adjective: "Fused quant kernel", "Encoded URLs"
         or lowered in FAULT_ADJECTIVES
         or lowered in FAULT_MODIFIERS
+        or noun_lemma(lowered) in PROBLEM_NOUNS  # "Errors in the parser", "Crash on exit"
     )

@@ -26,6 +26,7 @@ from digest.english.words import (
     OPENERS,
     PARTICLES,
     PREPOSITIONS,
+    TITLE_VERBS,
     bare,
     inflect,
     inflections,
@@ -83,6 +84,8 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
         if (
             looks_like_new_verb(word)
             or (loose and not pos)
+            # "Inline `_check_type` into …": a verb of code the lexicon knows as another word
+            or (lowered in TITLE_VERBS and _takes_object(words, at))
             or (not pos and _takes_object(words, at))
             or (pos <= {"NOUN"} and _modifier_follows(words, at))
             or (pos == {"NOUN"} and at + 1 < len(words) and bare(words[at + 1]) in ARTICLES)
@@ -218,6 +221,11 @@ def noun_list(words: list[str]) -> bool:
     )
 
 
+# What follows "Error" in a title that says the project now raises one: "Error on
+# top-level options", "Error when X is missing".
+_ERROR_WHEN = frozenset({"on", "when", "if", "for", "unless"})
+
+
 @lru_cache(maxsize=8192)
 def split_verb(text: str) -> tuple[str | None, str]:
     """Split a title into (base verb, rest); the verb is None when the title does not start
@@ -226,6 +234,8 @@ def split_verb(text: str) -> tuple[str | None, str]:
     "No longer X") has none: its verb is the negated one, which `clause` reads as "stops Xing".
     """
     words = text.split()
+    if len(words) > 2 and bare(words[0]).lower() == "error" and words[1].lower() in _ERROR_WHEN:
+        return "raise", join("an error", " ".join(words[1:]))  # "Error on X": raises one
     plain = words and not noun_list(words) and not negation_length(words)
     verb = leading_verb(words, 0) if plain and given_verb(text) else None
     # "resolved build options should be kept": a past participle opening a subject.
@@ -292,6 +302,12 @@ def _conjunct_before(words: list[str], at: int) -> list[str]:
     return words[start:at]
 
 
+# How a title that says what something does not do marks it as a bug, not a new rule.
+_AS_IT_SHOULD = re.compile(
+    r"\b(correctly|properly|as expected|as intended|reliably|right|anymore|any more)\W*$", re.I
+)
+
+
 def own_subject(words: list[str], *, guess_verb: bool = True) -> str | None:
     """ "Module implements X" → "makes Module implement X"; None when no subject+verb opens it.
 
@@ -316,7 +332,11 @@ def own_subject(words: list[str], *, guess_verb: bool = True) -> str | None:
             verb = leading_verb(rest, 0, loose=True)
             if verb is None:
                 return None
-            return join("stops", subject, "from", gerund(verb.lemma), " ".join(rest[verb.end :]))
+            tail = " ".join(rest[verb.end :])
+            if _AS_IT_SHOULD.search(tail):
+                # "X does not handle Y correctly" states a bug: the change fixes it
+                return join("fixes", subject, "not", gerund(verb.lemma), tail)
+            return join("stops", subject, "from", gerund(verb.lemma), tail)
         # "resolved build options should be kept as a getter" → "keeps resolved …"
         passive = word in MODALS and len(rest) > 1 and bare(rest[0]).lower() == "be"
         if passive and verb_form(rest[1]) in ("VBN", "VBD") and (lemma := verb_lemma(rest[1])):

@@ -160,6 +160,12 @@ def _titled(activity: Activity) -> Activity:
     return activity.model_copy(update={"title": first, "number": number, "body": body})
 
 
+def _releases(activity: Activity, title: str, project: Project) -> bool:
+    """True when `title`, of a change with `activity`'s files, reads as a release."""
+    undone = activity.model_copy(update={"title": title})
+    return release_of(undone, split_title(title).subject, project.own_keys) is not None
+
+
 def read_change(activity: Activity, project: Project) -> Reading:
     """Everything `classify_one` finds in `activity` that needs no other change of the window."""
     activity = _titled(activity)
@@ -211,6 +217,9 @@ def read_change(activity: Activity, project: Project) -> Reading:
         or (depth > 0 and is_internal(activity.model_copy(update={"title": target}), project))
         # Nor does one of a dependency bump ("Revert PyTorch 2.12 pin bump"): a pin moves back.
         or (depth > 0 and dependency_bump(activity, target) is not None)
+        # Nor does one of a release commit ('Revert "axum-core 0.5.6"'): the version goes
+        # back to what users have, and what the release carried stays on the branch.
+        or (depth > 0 and _releases(activity, target, project))
     )
     # Hardening what only maintainers run (a cooldown for CI's dependency bot) fixes
     # nothing users run.

@@ -39,6 +39,7 @@ def link_reverts(events: list[Event]) -> list[Event]:
         if event.reverts_title is None:
             continue
         original = by_title.get((event.repo, _title_key(event.reverts_title)))
+        original = original or _referenced(event, events)
         if original is not None and original is not event and original.kind not in ("revert",):
             absorbed.add(original.activity.sha)
             linked[event.activity.sha] = (original.activity,)
@@ -54,6 +55,28 @@ def link_reverts(events: list[Event]) -> list[Event]:
             event = replace(event, linked=linked[event.activity.sha], withdrawn=withdrawn)
         result.append(event)
     return result
+
+
+# What a back-out's description says it undoes: "Reverts pytorch/executorch#19719",
+# "Reverts #812", "This reverts commit 576ed77ecb0e".
+_REVERTS_PR = re.compile(r"\breverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)", re.I)
+_REVERTS_SHA = re.compile(r"\bthis reverts commit\s+([0-9a-f]{7,40})\b", re.I)
+
+
+def _referenced(revert: Event, events: list[Event]) -> Event | None:
+    """The change of `events` that `revert`'s description names as the one it undoes, by
+    pull request or commit, when its title does not quote that change's own."""
+    body = revert.activity.body
+    numbers = {
+        int(n) for repo, n in _REVERTS_PR.findall(body) if not repo or repo == revert.repo
+    }
+    shas = [sha.lower() for sha in _REVERTS_SHA.findall(body)]
+    for other in events:
+        if other is revert or other.repo != revert.repo:
+            continue
+        if other.activity.number in numbers or any(other.activity.sha.startswith(s) for s in shas):
+            return other
+    return None
 
 
 def _between(release: Activity, original: Activity, revert: Activity) -> bool:

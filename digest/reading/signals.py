@@ -60,7 +60,16 @@ _CLEANUP = re.compile(
     r"^(stop|avoid|cease)\s+(using|calling)\b|^(migrate|move|switch)\s+(away\s+)?(off|from)\b"
     r"|^(remove|drop|replace|clean\s+up)\s+(\S+\s+){0,2}(usages?|uses?|calls?)\s+(of|to)\b"
     r"|^replace\s+(the\s+)?deprecated\b"
-    r"|^(fix|silence|suppress|address|resolve)\s+(\S+\s+){0,2}deprecation",
+    r"|^(fix|silence|suppress|address|resolve)\s+(\S+\s+){0,4}(deprecation|warnings?)\b"
+    # "refer to `rolldownOptions` instead of deprecated `rollupOptions`": moving off one
+    r"|\binstead\s+of\s+(the\s+)?deprecated\b",
+    re.I,
+)
+# A deprecation taken back or made smaller: "Undo deprecation for X", "Un-deprecate X",
+# "narrow dtype deprecation …": users have less to move off, not more.
+_UNDEPRECATE = re.compile(
+    r"^un-?deprecat|^(undo|revert|narrow|relax|loosen|limit|soften|remove|drop)\w*\s+"
+    r"(\S+\s+){0,3}deprecation\b",
     re.I,
 )
 _DEPRECATE_TITLE = re.compile(
@@ -171,11 +180,15 @@ def is_cleanup_of_deprecated(subject: str) -> bool:
 # A renamed option, setting, flag or user-facing argument: users' configuration names the
 # old one. A bare "param" or "argument" is a function's own ("rename confusing input param
 # st->t"): only one a user passes by name (a CLI, query or keyword argument) is a setting.
+# A file's name in code ("`python_api.py`"): a rename of it moves code, no setting.
+_FILE_NAME = r"[^`]+\.(py|pyi|[cm]?[jt]sx?|rs|go|c|cc|cpp|h|hpp|java|kt|rb|sh|md|rst|toml|ya?ml|json)`"
 _RENAMED_SETTING = re.compile(
     r"^renam(e|es|ed|ing)\b(?!.*\b(internal|private|local|input)\s+(param|arg))"
     r".*\b(options?|settings?|config(uration)?s?|flags?|kwargs?|env(ironment)?\s+var\w*"
     r"|(cli|command[- ]line|query|keyword|url)\s+(parameters?|params?|arguments?|args?))\b"
-    r"|^renam(e|es|ed|ing)\s+`[^`]+`\s+(to|->|→)\s+`[^`]+`",
+    # "Rename `max_rows` to `limit`", not a file's (`python_api.py`) or a class's new name
+    rf"|^renam(e|es|ed|ing)\s+`(?!{_FILE_NAME})(?!(?-i:[A-Z][a-z]+[A-Z]))[^`]+`"
+    r"\s+(to|->|→)\s+`[^`]+`",
     re.I,
 )
 
@@ -189,7 +202,7 @@ def renames_setting(subject: str) -> bool:
 def is_deprecation(subject: str, body: str, title_kind: str | None = None) -> bool:
     """True when the change deprecates something of its own (title or body says so), or
     renames a setting (`renames_setting`) in a title of no internal type (`title_kind`)."""
-    if is_cleanup_of_deprecated(subject):
+    if is_cleanup_of_deprecated(subject) or _UNDEPRECATE.search(subject):
         return False
     if title_kind == "deprecation":
         return True  # "deprecate: X", "DEP: X": the project's own type word says so

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from digest.english.shapes import split_verb
+from digest.english.words import CHANGE_VERBS
 from digest.reading.title_tags import AREA_TYPES, TYPE_WORDS, first_product, type_prefix
 
 # Title tags that say nothing about the subject (N2).
@@ -123,6 +124,13 @@ def _dash_prefix(text: str) -> re.Match[str] | None:
 
 
 @lru_cache(maxsize=8192)
+def _opens_with_a_verb(prefix: str) -> bool:
+    """True for a "prefix" that is the title's own clause ("Use redirect: manual in X"): a
+    verb of change and more words, where an area ("Arm backend", "AWS SD") has names."""
+    first, _, rest = prefix.partition(" ")
+    return bool(rest) and first[1:].islower() and first.lower() in CHANGE_VERBS
+
+
 def split_title(title: str) -> TitleParts:
     """Strip decoration, tags, markers, scope and conventional-commit prefixes off a title."""
     tags: list[str] = []
@@ -175,7 +183,11 @@ def split_title(title: str) -> TitleParts:
         elif match := _dash_prefix(text):
             tags.append(match.group("name"))
             text = text[match.end() :]
-        elif (match := _COLON_PREFIX.match(text)) and not _REVERT.match(text):
+        elif (
+            (match := _COLON_PREFIX.match(text))
+            and not _REVERT.match(text)
+            and not _opens_with_a_verb(match.group(1))
+        ):
             listed = [
                 re.sub(r"\s+backends?$", "", a.strip(), flags=re.I)
                 for a in match.group(1).split(",")
