@@ -236,6 +236,11 @@ def test_a_cut_that_falls_inside_a_phrase_drops_the_phrase_whole() -> None:
     assert shorten("Resolved build options should be kept as a getter", max_words=7) == (
         "Resolved build options should be kept"
     )
+    # Nor does it end on a word that points on to what it dropped: a particle, a participle.
+    title = "Move comparison helpers to their own files out of the assertion module"
+    assert shorten(title, max_words=8) == "Move comparison helpers to their own files"
+    title = "Undo deprecation for the `dtype()` signature used by old pickles"
+    assert shorten(title, max_words=7) == "Undo deprecation for the `dtype()` signature"
 
 
 def test_a_part_named_after_its_project_is_placed_by_its_own_name() -> None:

@@ -85,6 +85,9 @@ def test_a_round_of_review_is_internal_work() -> None:
         "Address review feedback on device tensor helpers",
         "Apply review feedback to SDConfig and refresh path",
         "PR comments",
+        "Fixing review findings",
+        "Apply suggestions from code review",
+        "Address second review round",
     ):
         assert classify_one(change(title, "src/widgets/core.py"), USERS).internal, title
 

@@ -116,3 +116,22 @@ def test_a_quiet_day_of_one_shape_is_one_sentence_that_passes_its_checks() -> No
         "Widgets adds an a16w8 per-op test for exp [1], reciprocal [2] and mean_dim [3]."
     ]
     assert story.checks is not None and story.checks.problems == ()
+
+
+def test_a_unit_of_changes_of_other_shapes_says_or_counts_each_not_one_name_for_all() -> None:
+    from digest.compose.release import unit_phrase
+    from digest.select import Unit
+
+    lead, *others = classify(
+        [
+            change("Update dependency postcss to v8.5.10", 20, "package.json"),
+            change("Update dependency fastify to v5.8.5", 21, "package.json"),
+            change("Update dependency fast-xml-parser to v5.7.0", 22, "package.json"),
+        ],
+        CONFIG,
+    )
+    said = unit_phrase(Unit(lead, 1.0, related=tuple(others)), max_words=12)
+    assert said.count("postcss") == 1 and "fastify" in said, said
+    assert "with one more related change" in said, said
+    # The lead's citation stands beside its own words, before the others are said.
+    assert said.index("postcss") < said.index(lead.activity.sha) < said.index("fastify"), said

@@ -532,3 +532,15 @@ def test_a_lede_past_many_versionless_releases_says_published_not_released_new_r
     assert "published new releases of plugin-a" in told.lede
     assert "releases of three more packages" in told.lede
     assert "released new releases" not in told.lede
+
+
+def test_a_day_a_release_leads_is_no_quiet_day() -> None:
+    told = story(
+        [
+            change(VITE, "fix: keep the HMR port on restart", "packages/vite/src/a.ts", n=1),
+            change(VITE, "release: v8.0.16", "packages/vite/package.json", n=2),
+        ]
+    )
+    assert "quiet" not in told.lede.lower(), told.lede
+    assert "8.0.16" in told.lede, told.lede
+    assert told.checks is not None and told.checks.problems == ()

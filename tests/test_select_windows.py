@@ -176,6 +176,22 @@ def test_one_change_among_routine_bumps_is_told_among_them() -> None:
     assert story.checks is not None and story.checks.problems == ()
 
 
+def test_a_ledes_counts_are_of_changes_so_their_parts_never_exceed_the_whole() -> None:
+    grouped = change(
+        1, "Bump the pip group across 1 directory with 4 updates", author="dependabot[bot]"
+    )
+    bumps = [grouped, *(change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1") for n in range(2, 6))]
+    story = compose(
+        [*bumps, change(9, "Preserve `RootModel` core metadata")],
+        config=WireConfig(),
+        window=span(days=1),
+    )
+    # A grouped bump is one change of the six, whatever it updates.
+    assert story.lede.startswith(
+        "Six changes landed in widget, five dependency updates among them; the one users see "
+    ), story.lede
+
+
 def test_a_window_of_only_bumps_still_tells_them() -> None:
     bumps = [
         change(n, f"Bump lib{n} from 1.0.{n} to 1.0.{n + 1}", author="renovate[bot]")
@@ -342,15 +358,19 @@ def test_a_week_of_one_change_among_docs_and_bumps_counts_them_first() -> None:
         (75, "an hour after it landed"),
         (5 * 60 + 10, "five hours after it landed"),
         (26 * 60, "a day after it landed"),
+        (3 * 24 * 60 + 21 * 60, "four days after it landed"),  # the nearest day
+        (-250, "backs out"),  # a cherry-pick older than its original: no gap to state
     ],
 )
 def test_a_back_out_says_how_long_after_the_change_as_the_gap_was(minutes: int, said: str) -> None:
     """'hours after it landed' was said of back-outs 22 and 28 minutes after."""
     original = change(1, "Add a cache for parsed schemas")
+    original = original.model_copy(update={"landed_at": original.landed_at + timedelta(days=1)})
     back_out = change(2, 'Revert "Add a cache for parsed schemas"').model_copy(
         update={"landed_at": original.landed_at + timedelta(minutes=minutes)}
     )
-    story = compose([original, back_out], config=WireConfig(), window=span(days=3))
+    story = compose([original, back_out], config=WireConfig(), window=span(days=7))
     text = " ".join(s.text for s in story.body)
     assert said in text, text
+    assert (" after it landed" in text) == (minutes > 0), text
     assert story.checks is not None and story.checks.problems == ()

@@ -33,10 +33,10 @@ from digest.english.nouns import ADJECTIVE_PREFIXES
 from digest.english.numbers import CARDINALS
 from digest.english.shapes import is_adverb, split_verb
 from digest.english.words import (
+    AUXILIARIES,
     CHANGE_VERBS,
     CONJUNCTIONS,
     DETERMINERS,
-    MODALS,
     NEGATED_DO,
     PARTICLES,
     PREPOSITIONS,
@@ -201,7 +201,7 @@ _FUNCTION_ENDINGS = (
     PREPOSITIONS
     | CONJUNCTIONS
     | DETERMINERS
-    | words("is are was were be been has have had to will would can could should must may the a an")
+    | AUXILIARIES
 )
 
 
@@ -256,10 +256,9 @@ def repeated_predicates(
 
 _COUNTS = frozenset(CARDINALS[1:]) | {str(n) for n in range(10, 1000)}
 _AUXILIARIES = (
-    MODALS
+    AUXILIARIES
     | NEGATED_DO
-    | words("is are was were be been has have had does do did isn't aren't wasn't weren't")
-    | words("hasn't haven't won't can't")
+    | words("does do did isn't aren't wasn't weren't hasn't haven't won't can't")
 )
 _PRONOUNS = words("you we they i")
 

@@ -111,7 +111,10 @@ def length(
     if words > limits.max_words:
         problems.append(f"rule 7: body has {words} words > {limits.max_words}")
     lede = story.lede.lower()
-    if changes is not None and is_quiet(changes) and not ("quiet" in lede or "among them;" in lede):
+    # A release is news however little else landed: a lede that tells one need not be quiet.
+    released = re.search(r"\b(released|published)\b", lede) is not None
+    said = "quiet" in lede or "among them;" in lede or released
+    if changes is not None and is_quiet(changes) and not said:
         problems.append(
             "rule 7: the lede of a quiet window's story does not say it was quiet, "
             "or what most of a busy one was"

@@ -26,11 +26,10 @@ from digest.compose.phrases import (
     quoted_title,
 )
 from digest.compose.release import cited_releases, highlight_clause, release_predicate
-from digest.compose.slots import unit_slots
+from digest.compose.slots import related_clause, unit_slots
 from digest.config import topic_key
 from digest.english.numbers import count_word, join_words
 from digest.model import Activity
-from digest.reading.event import Event
 from digest.reading.why import quotation
 from digest.select import Unit, same_change
 
@@ -149,8 +148,12 @@ def cite_capped(*activities: Activity, limit: int = MAX_CITATIONS) -> str:
 def _since_original(event_landed: datetime, original_landed: datetime) -> str:
     """How long after the change it undoes a back-out landed, as the real gap says it:
     "minutes after", "an hour after", "five hours after", "hours after" (ten or more: a
-    count in digits would be a number no source states), "a day after"."""
+    count in digits would be a number no source states), "a day after", "four days after"
+    (3 days 21 hours: the nearest day). Nothing when the back-out's commit is the older (a
+    cherry-pick keeps its first date): the sources state no gap."""
     gap = event_landed - original_landed
+    if gap < timedelta(0):
+        return ""
     if gap < timedelta(hours=1):
         return "minutes after it landed"
     if gap < timedelta(days=1):
@@ -160,7 +163,7 @@ def _since_original(event_landed: datetime, original_landed: datetime) -> str:
         return (
             f"{count_word(hours)} hours after it landed" if hours < 10 else "hours after it landed"
         )
-    days = gap.days
+    days = round(gap / timedelta(days=1))
     return "a day after it landed" if days == 1 else f"{count_word(days)} days after it landed"
 
 
@@ -196,7 +199,7 @@ def unit_sentence(
     if event.kind == "revert" and event.linked:
         original = event.linked[0]
         when = _since_original(event.activity.landed_at, original.landed_at)
-        predicate = f"{event_predicate(event, max_words=12)} {when}"
+        predicate = f"{event_predicate(event, max_words=12)} {when}".rstrip()
         return (
             opening.format(s=name, p=predicate) + f" {cite(original, event.activity)}."
         ).replace("  ", " ")
@@ -258,20 +261,6 @@ def unit_sentence(
     elif shown:
         sentence = sentence.rstrip() + cite(*shown)
     return sentence + "."
-
-
-def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
-    """What a unit's related changes do, after its own clause: ", and adds `LazyFrame.execute`
-    [5]", its verb left out when it repeats the lead's ("adds X [4] and `Y` [5]"); a second
-    related change is counted and cited with the first."""
-    first = event_predicate(related[0], max_words=10)
-    verb = predicate.split(" ", 1)[0]
-    same = first.split(" ", 1)[0] == verb and " " in first
-    said = f" and {first.split(' ', 1)[1]}" if same else f", and {first}"
-    if len(related) > 1:
-        more = count_word(len(related) - 1)
-        said += f", with {more} more related change{'s' if len(related) > 2 else ''}"
-    return f"{said} {cite(*(e.activity for e in related))}"
 
 
 # Stand-ins for a subject just named: the project's, and a backend's ("ExecuTorch's Arm backend").

@@ -17,7 +17,8 @@ from digest.english.clauses import past_tense
 from digest.english.numbers import count_word, join_words
 from digest.model import Window
 from digest.rank import INTERNAL, tier
-from digest.select import ProjectPick, Unit, bump_count, extra_releases
+from digest.reading.event import commit_count
+from digest.select import ProjectPick, Unit, extra_releases
 
 
 def news(picks: list[ProjectPick]) -> int:
@@ -107,10 +108,13 @@ def write_lede(
     period, opening = period_words(window)
     on = f" on {topic}" if topic else ""
     internal = all(tier(u.lead) == INTERNAL for p in picks for u in (*p.units, *p.extra))
-    if is_quiet(landed) or internal:
+    # A window with a release in its lead is no quiet one, however few changes it holds.
+    released = picks[0].lead.lead.release is not None
+    if (is_quiet(landed) or internal) and not released:
         names = join_words([project_name(config, p.repo) for p in picks])
         lead = _lede_phrase(picks[0].lead)
-        bumps = bump_count(e for p in picks for e in p.bumps)
+        # A lede counts changes: a grouped bump is one change, however many it updates.
+        bumps = commit_count(e for p in picks for e in p.bumps)
         updates = "update" if bumps == 1 else "updates"
         counted = [trivia_noun([e for p in picks for e in p.trivia])]
         counted.append(f"{count_word(bumps)} dependency {updates}" if bumps else "")

@@ -16,11 +16,11 @@ import re
 
 from digest.compose.citations import cite
 from digest.compose.phrases import event_predicate
-from digest.compose.slots import unit_slots
+from digest.compose.slots import related_clause, unit_slots
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
 from digest.reading.releases import product_of
-from digest.select import Unit
+from digest.select import Unit, same_change
 
 MAX_NAMED_RELEASES = 3
 # A lede names this many products' releases at most; the rest it counts.
@@ -328,4 +328,11 @@ def unit_phrase(unit: Unit, *, max_words: int) -> str:
     predicate = event_predicate(unit.lead, max_words=max_words)
     # Changes of one shape differing in one slot: one clause, each slot cited.
     merged = unit_slots(unit, predicate, max_words=max_words)
-    return merged or f"{predicate} {cite(*unique[:3])}"
+    if merged:
+        return merged
+    # Changes of another shape ("updates postcss …", "updates fastify …") are each said
+    # or counted: one name cited for three changes credits it with all of them.
+    other = tuple(e for e in unit.related if not same_change(unit.lead, e))
+    if other:
+        return f"{predicate} {cite(unit.lead.activity)}{related_clause(predicate, other[:3])}"
+    return f"{predicate} {cite(*unique[:3])}"

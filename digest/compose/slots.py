@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from digest.compose.citations import cite
 from digest.compose.phrases import event_predicate
 from digest.config import topic_key
-from digest.english.numbers import join_words
+from digest.english.numbers import count_word, join_words
 from digest.english.similarity import slots
 from digest.english.words import inflect, is_identifier, noun_lemma, parts_of_speech
 from digest.model import Activity
+from digest.reading.event import Event
 from digest.select import Unit, same_change
 
 
@@ -69,3 +70,17 @@ def _plural(word: str) -> str:
     if plural == word.lower():  # a word the lexicon lacks
         plural += "es" if word.endswith(("s", "x", "ch", "sh")) else "s"
     return word[0] + plural[1:]
+
+
+def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
+    """What a unit's related changes do, after its own clause: ", and adds `LazyFrame.execute`
+    [5]", its verb left out when it repeats the lead's ("adds X [4] and `Y` [5]"); a second
+    related change is counted and cited with the first."""
+    first = event_predicate(related[0], max_words=10)
+    verb = predicate.split(" ", 1)[0]
+    same = first.split(" ", 1)[0] == verb and " " in first
+    said = f" and {first.split(' ', 1)[1]}" if same else f", and {first}"
+    if len(related) > 1:
+        more = count_word(len(related) - 1)
+        said += f", with {more} more related change{'s' if len(related) > 2 else ''}"
+    return f"{said} {cite(*(e.activity for e in related))}"

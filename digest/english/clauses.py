@@ -40,8 +40,10 @@ from digest.english.shapes import (
     third_person,
 )
 from digest.english.words import (
+    AUXILIARIES,
     CHANGE_VERBS,
     CONJUNCTIONS,
+    PARTICLES,
     PHRASE_JOINERS,
     PREPOSITIONS,
     SUBORDINATORS,
@@ -216,6 +218,9 @@ def first_clause(text: str) -> str:
     return re.split(r",\s|;\s|\s[-–—]\s|\s\(", text, maxsplit=1)[0].strip()
 
 
+_AUXILIARIES = AUXILIARIES | {"get", "gets", "got"}
+
+
 def shorten(text: str, *, max_words: int) -> str:
     """The first clause of `text`, cut to at most `max_words` words without a dangling joiner."""
     whole = first_clause(text).split()
@@ -240,7 +245,16 @@ def shorten(text: str, *, max_words: int) -> str:
         # … but "support for X" without X says nothing: its complement is the news.
         if phrase >= 3 and words[phrase - 1].lower() not in _EMPTY_WITHOUT_COMPLEMENT:
             words = words[:phrase]
-    while words and (words[-1].lower() in PHRASE_JOINERS or words[-1].lower() in PREPOSITIONS):
+    # Nor a word that points on to what the cut dropped: a joiner, a particle ("… to their
+    # own files out"), a participle after a noun ("… signature used"; "should be kept" ends)
+    while len(words) > 2 and (
+        words[-1].lower() in PHRASE_JOINERS | PREPOSITIONS | PARTICLES
+        or (
+            words[-1].islower()
+            and verb_form(words[-1]) in ("VBN", "VBD")
+            and words[-2].lower() not in _AUXILIARIES
+        )
+    ):
         words.pop()
     return " ".join(words)
 

@@ -46,6 +46,10 @@ PHRASE_JOINERS = words("and or to for of in on with the a an from by")
 # Adverbs a title opens with before its verb ("Only deepcopy X", "Always rechunk Y").
 ADVERBS = words("only always also just still now explicitly early")
 MODALS = frozenset({"should", "must", "can", "will", "would", "may", "might", "shall", "could"})
+# The verbs that help another: a participle after one ends a phrase ("should be kept").
+AUXILIARIES = MODALS | frozenset(
+    {"is", "are", "was", "were", "be", "been", "being", "has", "have", "had"}
+)
 NEGATIONS = ("don't", "do not", "dont", "never", "no longer", "doesn't", "does not", "cannot")
 # Words that open a noun-phrase title and are ordinary words, never names: lowercased.
 OPENERS = words(

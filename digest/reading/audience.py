@@ -52,8 +52,10 @@ _REWORKED = re.compile(
     r"|restructure"
     # a round of review ("Address review feedback on X", "PR comments"): whatever it
     # changed, its title tells a reader nothing they can use
-    r"|(address|apply|incorporate|resolve|handle|fix)\s+((the|more|remaining|pr|code|some)\s+)*"
-    r"(review(er)?s?|pr)\s+(feedback|comments?|findings|suggestions|nits?)"
+    r"|(address|apply|incorporate|resolve|handle|fix)\w*\s+"
+    r"((the|more|remaining|pr|code|some|first|second|third|another|last)\s+)*"
+    r"(review(er)?s?|pr)\s+(feedback|comments?|findings|suggestions|nits?|rounds?)"
+    r"|apply(ing)?\s+(the\s+)?(code\s+)?suggestions?\b"
     r"|(pr|review)\s+(comments|feedback|nits|suggestions)$)\b",
     re.I,
 )
