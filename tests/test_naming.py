@@ -122,3 +122,9 @@ def test_a_package_deeper_in_the_tree_is_still_a_place() -> None:
     assert names_a_place("Netlify", classify_one(adapter, USERS))
     layout = change("Discover private NIC addresses", "discovery/cloud/instance.go")
     assert not names_a_place("Discovery", classify_one(layout, USERS))
+    # A part of a package's code, however deep, is laid out, not named ("… in Core") …
+    inner = change("Preserve CSS propagation", "packages/widgets/src/core/render.ts")
+    assert not names_a_place("Core", classify_one(inner, USERS))
+    # … unless the title's own prefix names it.
+    tagged = change("Runtime: keep the event loop alive", "src/runtime/loop.ts")
+    assert names_a_place("Runtime", classify_one(tagged, USERS))

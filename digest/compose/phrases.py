@@ -7,6 +7,7 @@ serialization"); the writers of the headline, lede, body and action items build 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from digest.config import WireConfig, topic_key
 from digest.english.articles import with_article
@@ -16,6 +17,7 @@ from digest.english.shapes import split_verb
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
 from digest.reading.title_tags import reads_as_word
+from digest.reading.titles import split_title
 from digest.reading.topics import CI_TOPIC, is_stub_path
 from digest.untrusted import clean_fragment
 
@@ -138,13 +140,27 @@ def area_of(event: Event) -> str | None:
 def names_a_place(area: str, event: Event) -> bool:
     """True when `area` reads as the name of a place in a sentence's tail ("… in promql",
     "… in XNNPACK", "… in Netlify"): a configured topic, a word that is no plain English
-    one, or a package deeper in the tree. A top-level folder named with a plain word
-    ("discovery/", "scrape/", "model/") is how the code is laid out, and reads as a common
-    noun capitalised ("… in Discovery"); the section heading names it, the sentence not."""
-    if event.project.topic_for_key(topic_key(area)) is not None or not reads_as_word(area):
-        return True
+    one, or one the title's own prefix gives ("Arm backend: …"). A folder named with a
+    plain word ("discovery/", "src/core/", "runtime/") is how the code is laid out, and
+    reads as a common noun capitalised ("… in Core"); the section heading names it, the
+    sentence not."""
     key = topic_key(area)
-    return not any(topic_key(f.path.split("/", 1)[0]) == key for f in event.activity.files)
+    if event.project.topic_for_key(key) is not None or not reads_as_word(area):
+        return True
+    if any(topic_key(tag) == key for tag in split_title(event.activity.title).tags):
+        return True
+    return any(_one_of_many(f.path, key) for f in event.activity.files)
+
+
+def _one_of_many(path: str, key: str) -> bool:
+    """True when `path` lies in a folder named `key` that is one of a collection, its parent
+    named in the plural ("packages/integrations/netlify/", "plugins/cache/"): a package, a
+    product of its own, where "src/core/" is a part of the code."""
+    parts = path.split("/")[:-1]
+    return any(
+        topic_key(part) == key and len(parent) > 3 and parent.endswith("s") and parent.isalpha()
+        for parent, part in pairwise(parts)
+    )
 
 
 def is_backend_area(event: Event, area: str) -> bool:
@@ -195,8 +211,10 @@ def place(event: Event, name: str) -> str:
         return name  # "Moshi" of `examples/models/moshi/`: no place a reader follows
     if is_backend_area(event, topic):
         return f"{name}'s {topic} backend"
-    if area_of(event) is None:
-        return name  # the object names the topic already ("… support for Gemma 4 31B")
+    if area_of(event) is None or not names_a_place(topic, event):
+        # the object names the topic already ("… support for Gemma 4 31B"), or the topic is
+        # a folder of the code ("Assertion in pytest" of `src/_pytest/assertion/`)
+        return name
     if topic.lower().startswith((f"{name.lower()}-", f"{name.lower()}_")):
         return topic  # "polars-stream", not "polars-stream in polars"
     return f"{topic} in {name}"
