@@ -128,3 +128,18 @@ def test_a_package_deeper_in_the_tree_is_still_a_place() -> None:
     # … unless the title's own prefix names it.
     tagged = change("Runtime: keep the event loop alive", "src/runtime/loop.ts")
     assert names_a_place("Runtime", classify_one(tagged, USERS))
+
+
+def test_a_folder_inside_a_package_is_no_subject_and_a_package_is_one() -> None:
+    activity = [
+        change(
+            "Avoid a full reload on stylesheet edits",
+            "packages/widgets/src/widget-plugin-hot-reload/index.ts",
+            n=1,
+        ),
+        change("Push down slices into scans", "crates/widgets-plan/src/slice.rs", n=2),
+        change("Add a retry option to the client", "src/client.py", n=3),
+    ]
+    text = " ".join(s.text for s in day_story(activity).body)
+    assert "widget-plugin-hot-reload" not in text, text
+    assert "widgets-plan pushes down slices" in text, text

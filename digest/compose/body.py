@@ -22,6 +22,7 @@ from digest.compose.phrases import (
     area_of,
     event_predicate,
     is_backend_area,
+    is_package,
     names_a_place,
     quoted_title,
 )
@@ -210,9 +211,11 @@ def unit_sentence(
     subject = name
     if area and _PACKAGE_NAME.fullmatch(area):
         # A crate's or package's name is the subject when it says more than the section
-        # does ("polars-plan pushes down slices …"), else nothing.
+        # does ("polars-plan pushes down slices …"), else nothing; a folder inside one
+        # ("src/vite-plugin-hmr-reload/") is how its code is laid out, and no subject.
         told = area in (unit.dominant_topic, known_topic) or event.product is not None
-        subject, area = (name if told else area), None
+        package = is_package(area, event) and not told
+        subject, area = (area if package else name), None
     if area and is_backend_area(event, area):
         subject, area = f"{name}'s {area} backend", None
     elif event.product is not None:

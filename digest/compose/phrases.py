@@ -152,15 +152,25 @@ def names_a_place(area: str, event: Event) -> bool:
     return any(_one_of_many(f.path, key) for f in event.activity.files)
 
 
-def _one_of_many(path: str, key: str) -> bool:
+def _one_of_many(path: str, key: str, *, top: bool = False) -> bool:
     """True when `path` lies in a folder named `key` that is one of a collection, its parent
-    named in the plural ("packages/integrations/netlify/", "plugins/cache/"): a package, a
-    product of its own, where "src/core/" is a part of the code."""
+    named in the plural ("packages/integrations/netlify/", "plugins/cache/"), or with `top`
+    at the top of the tree ("polars-plan/"): a package, a product of its own, where
+    "src/core/" or "src/vite-plugin-hmr-reload/" is a part of the code."""
     parts = path.split("/")[:-1]
+    if top and parts and topic_key(parts[0]) == key:
+        return True
     return any(
         topic_key(part) == key and len(parent) > 3 and parent.endswith("s") and parent.isalpha()
         for parent, part in pairwise(parts)
     )
+
+
+def is_package(area: str, event: Event) -> bool:
+    """True when `area` is a package of the repository that the change touches: a folder at
+    the top of the tree or one of a collection (`_one_of_many`)."""
+    key = topic_key(area)
+    return any(_one_of_many(f.path, key, top=True) for f in event.activity.files)
 
 
 def is_backend_area(event: Event, area: str) -> bool:
