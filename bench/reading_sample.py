@@ -5,8 +5,9 @@ Per file: busy days (five or more commits), quiet days, Monday-to-Monday weeks a
 four-week window. Each window's story and commits are written by ../shared/tools/beside.py
 to OUT/NN-<file>-<since>-<kind>.txt; OUT/index.txt lists them.
 
-    .venv/bin/python bench/reading_sample.py OUT --round 2 \
-        numpy-numpy prometheus-prometheus pytest-dev-pytest withastro-astro
+    .venv/bin/python bench/reading_sample.py OUT --round 5 \
+        numpy-numpy prometheus-prometheus pytest-dev-pytest withastro-astro \
+        --skip ROUND1 ROUND2 ROUND3 ROUND4
 """
 
 from __future__ import annotations
@@ -37,24 +38,46 @@ def landed_days(path: Path) -> Counter[date]:
     return days
 
 
-def pick(days: Counter[date], rng: random.Random) -> list[tuple[str, date, int]]:
-    """(kind, first day, length in days) of this file's windows for the round."""
+def pick(
+    days: Counter[date], rng: random.Random, read: frozenset[tuple[str, date]] = frozenset()
+) -> list[tuple[str, date, int]]:
+    """(kind, first day, length in days) of this file's windows for the round, none of
+    them one an earlier round read (`read`): a week or four starts on a Monday while any
+    is left unread, then on any day."""
     first, last = min(days), max(days)
     every = [first + timedelta(n) for n in range((last - first).days + 1)]
     busy = [d for d in every if days[d] >= 5]
     quiet = [d for d in every if 0 < days[d] < 5]
-    mondays = [d for d in every if d.weekday() == 0 and d + timedelta(7) <= last]
-    starts = [d for d in mondays if d + timedelta(28) <= last + timedelta(1)]
-    chosen = []
+    weeks = [d for d in every if d + timedelta(7) <= last]
+    fours = [d for d in every if d + timedelta(28) <= last + timedelta(1)]
+    chosen: list[tuple[str, date, int]] = []
     for kind, pool, length in (
         ("busy-day", busy, 1),
         ("quiet-day", quiet, 1),
-        ("week", mondays, 7),
-        ("four-weeks", starts, 28),
+        ("week", weeks, 7),
+        ("four-weeks", fours, 28),
     ):
-        for day in rng.sample(pool, min(KINDS[kind], len(pool))):
-            chosen.append((kind, day, length))
+        fresh = [d for d in pool if (kind, d) not in read]
+        mondays = [d for d in fresh if d.weekday() == 0 or length == 1]
+        # Days an earlier round used up are made up in weeks: the file still gives its share.
+        short = sum(KINDS[k] for k in ("busy-day", "quiet-day")) - len(chosen)
+        want = min(KINDS[kind] + (short if kind == "week" else 0), len(fresh))
+        days_ = rng.sample(mondays, min(want, len(mondays)))
+        rest = [d for d in fresh if d not in days_]
+        days_ += rng.sample(rest, want - len(days_))
+        chosen += [(kind, day, length) for day in days_]
     return chosen
+
+
+def already_read(rounds: list[Path], stem: str) -> frozenset[tuple[str, date]]:
+    """The (kind, first day) of the windows of `stem` that earlier rounds' index files list."""
+    found = set()
+    for folder in rounds:
+        for line in (folder / "index.txt").read_text(encoding="utf-8").splitlines():
+            _, file, span, kind = line.split("\t")
+            if file.startswith(stem):
+                found.add((kind, date.fromisoformat(span.split("..")[0])))
+    return frozenset(found)
 
 
 def main() -> None:
@@ -63,13 +86,16 @@ def main() -> None:
     parser.add_argument("files", nargs="+", help="activity file stems, e.g. numpy-numpy")
     parser.add_argument("--round", type=int, default=1)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--skip", type=Path, nargs="*", default=[], help="earlier rounds' folders: never again"
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(f"{args.seed}-{args.round}")
     index, number = [], 0
     for stem in args.files:
         path = next(ACTIVITY.glob(f"{stem}*.jsonl"))
-        for kind, day, length in pick(landed_days(path), rng):
+        for kind, day, length in pick(landed_days(path), rng, already_read(args.skip, stem)):
             number += 1
             until = day + timedelta(length)
             name = f"{number:02d}-{stem}-{day}-{kind}.txt"
