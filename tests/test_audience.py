@@ -432,3 +432,18 @@ def test_a_security_fix_no_release_ships_yet_is_watched_not_an_interruption() ->
     assert item.urgency == "monitor"
     assert item.text.startswith("Upgrade ExecuTorch once a release carries this security fix: it")
     assert story.checks is not None and story.checks.problems == ()
+
+
+@pytest.mark.parametrize(
+    ("title", "said"),
+    [
+        ("docs: Add Polars On-Prem 0.5.0 release", "changelog"),
+        ("vite 8.1 post", "changelog"),
+        ("Add alice as the 3.12 release shepherd", None),  # who runs a release: no notes
+    ],
+)
+def test_a_document_that_writes_up_a_release_is_its_notes_and_one_on_who_runs_it_is_not(
+    title: str, said: str | None
+) -> None:
+    event = classify_one(change(title, "RELEASE.md", "docs/blog/release.md"), USERS)
+    assert event.trivia == said or (said is None and event.trivia != "changelog"), event.trivia

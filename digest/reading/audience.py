@@ -258,8 +258,12 @@ _HOUSEKEEPING_PATH = re.compile(
 )
 
 
-# A version number in a documentation change's title: it writes up a release.
-_RELEASE_POST = re.compile(r"(?<![\w.])v?\d+\.\d+(\.\d+)?(?![\w.])")
+# A version number in a documentation change's title: it writes up a release ("vite 8.1
+# post", "Add On-Prem 0.5.0 release"); not who runs one ("the 3.12 release shepherd").
+_RELEASE_POST = re.compile(
+    r"(?<![\w.])v?\d+\.\d+(\.\d+)?(?![\w.])"
+    r"(?!.*\b(shepherds?|managers?|captains?|leads?|schedule|process|checklist)\b)"
+)
 
 
 def housekeeping_of(subject: str, paths: list[str]) -> str | None:
