@@ -544,3 +544,17 @@ def test_a_day_a_release_leads_is_no_quiet_day() -> None:
     assert "quiet" not in told.lede.lower(), told.lede
     assert "8.0.16" in told.lede, told.lede
     assert told.checks is not None and told.checks.problems == ()
+
+
+def test_a_security_item_asks_for_the_latest_stable_release_that_ships_the_fixes() -> None:
+    told = story(
+        [
+            change(VITE, "fix: prevent XSS in error overlay", "packages/vite/src/a.ts", n=1),
+            change(VITE, "release: v8.0.15", "packages/vite/package.json", n=2),
+            change(VITE, "fix: reject path traversal in /@fs/", "packages/vite/src/b.ts", n=3),
+            change(VITE, "release: v8.0.16", "packages/vite/package.json", n=4),
+            change(VITE, "release: v8.1.0-beta.0", "packages/vite/package.json", n=5),
+        ]
+    )
+    [item] = [i for i in told.action_items if "security" in i.text]
+    assert item.text.startswith("Upgrade vite to 8.0.16 or later: it ships two security fixes")

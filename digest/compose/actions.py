@@ -66,20 +66,25 @@ def _cite_each(units: list[Unit]) -> str:
     return cite(*landings[:MAX_CITATIONS])
 
 
+_PRERELEASE = re.compile(r"\d[-.]?(rc|alpha|beta|a|b|pre|dev)\.?\d*\b|\(prerelease\)", re.I)
+
+
 def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
-    """The last version of each release of the window that ships one of `units`; empty
-    when only releases whose versions nothing says ship them; None when none does."""
+    """The versions of the window's releases when one ships any of `units`, the latest
+    first and stable ones before prereleases; empty when only releases whose versions
+    nothing says ship them; None when none does."""
     shipped = {e.activity.sha for u in pick.units for e in u.carried}
     if not any(u.lead.activity.sha in shipped for u in units):
         return None
-    latest = [
-        version
-        for u in pick.units
-        if u.lead.release is not None
-        for version in versions(u)[0][-1:]
-    ]
+    releases = sorted(
+        (u for u in pick.units if u.lead.release is not None),
+        key=lambda u: u.lead.activity.landed_at,
+        reverse=True,
+    )
     # "8.0.4 to 8.0.10" names a range: upgrading means to its last version.
-    return [version.rsplit(" to ", 1)[-1] for version in latest]
+    latest = [v.rsplit(" to ", 1)[-1] for u in releases for v in reversed(versions(u)[0])]
+    # The latest release first, a stable one before any prerelease ("3.12.0", not "3.13.0-rc.0").
+    return sorted(latest, key=lambda v: _PRERELEASE.search(v) is not None)
 
 
 def _watched_security(units: list[Unit], pick: ProjectPick) -> bool:
