@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from digest.model import Activity
-from digest.reading.audience import names_flaw
+from digest.reading.audience import has_release_note, names_flaw
 from digest.reading.event import Event
 from digest.reading.releases import shipped
 from digest.reading.topics import is_build_path, is_doc_path
@@ -49,6 +49,9 @@ class Weights:
     # A description that says why, in a sentence a story can quote: a change a reader can be
     # told the point of, not only its title.
     stated_reason: float = 0.5
+    # An entry of its own for the release notes (a changeset, a news fragment): the project
+    # itself says its users will read of the change.
+    release_note: float = 2.0
     docs_or_tests_only: float = -2.0
     # Build settings alone (manifests, toolchain pins, lockfiles): how it is built, not
     # what users call.
@@ -130,6 +133,8 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
         score += weights.real_body
         if event.bump is None and not event.internal and says_why(event.body):
             score += weights.stated_reason
+    if not event.internal and event.release is None and has_release_note(activity):
+        score += weights.release_note
     if event.kind in ("docs", "test") or _mostly(activity, is_doc_path):
         score += weights.docs_or_tests_only
     elif event.release is None and event.bump is None and _mostly(activity, is_build_path):

@@ -143,3 +143,13 @@ def test_a_folder_inside_a_package_is_no_subject_and_a_package_is_one() -> None:
     text = " ".join(s.text for s in day_story(activity).body)
     assert "widget-plugin-hot-reload" not in text, text
     assert "widgets-plan pushes down slices" in text, text
+
+
+def test_a_prefix_naming_a_folder_and_an_acronym_is_the_part_the_sentence_names() -> None:
+    activity = [
+        change("AWS SD: Set the directory of instances", "discovery/aws/ec2.go", n=1),
+        change("OCI SD: drop secondary VNIC labels", "discovery/oci/oci.go", n=2),
+        change("Add a retry option to the client", "client/retry.go", n=3),
+    ]
+    text = " ".join(s.text for s in day_story(activity).body)
+    assert "in AWS SD" in text and "in OCI SD" in text, text

@@ -347,3 +347,15 @@ def test_a_back_out_of_a_release_commit_is_release_plumbing_with_nothing_to_watc
     event = classify_one(revert, WIDGETS)
     assert event.kind == "revert" and event.internal
     assert not event.must_act and event.urgency is None
+
+
+def test_a_change_with_its_own_release_note_outranks_one_without() -> None:
+    noted = change(
+        "Add a retry option to the client",
+        ("src/widgets/client.py", 40),
+        (".changeset/quiet-cats-retry.md", 5),
+        n=1,
+    )
+    unnoted = change("Add a colour option to the theme", ("src/widgets/theme.py", 120), n=2)
+    events = classify([noted, unnoted], CONFIG)
+    assert rank(events)[0][0].activity.sha == noted.sha

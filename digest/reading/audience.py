@@ -109,6 +109,12 @@ def _folder_keys(folders: tuple[str, ...]) -> frozenset[str]:
     return frozenset(folders) | {topic_key(f) for f in folders}
 
 
+def has_release_note(activity: Activity) -> bool:
+    """True when the change writes its own entry for the release notes (a changeset, a
+    news fragment): the project says its users will read of it."""
+    return any(_RELEASE_NOTE.search(f.path) for f in activity.files)
+
+
 def is_internal(activity: Activity, project: Project) -> bool:
     """True when no user of the project sees the change (see the module docstring)."""
     parts = split_title(activity.title)
@@ -117,7 +123,7 @@ def is_internal(activity: Activity, project: Project) -> bool:
         # CI is the product; its own tests are still no one's news.
         paths = [f.path for f in activity.files]
         return about_tests or (bool(paths) and all(is_test_path(p) for p in paths))
-    if any(_RELEASE_NOTE.search(f.path) for f in activity.files):
+    if has_release_note(activity):
         return False
     kind = parts.kind
     first = activity.title.split(maxsplit=1)[0].rstrip(":").lower() if activity.title else ""

@@ -178,6 +178,9 @@ def _named_in_paths(name: str, files: Iterable[FileChange], *, folders: bool = F
     ("docs(blog):" on `docs/blog/`)."""
     key = topic_key(name)
     words = {topic_key(w) for w in name.split()} - {""}
+    # "AWS SD" on `discovery/aws/`: a folder's name and the acronym of what it is part of
+    first, *rest = name.split() or [""]
+    acronym = bool(rest) and all(w.isupper() and w.isalpha() and len(w) <= 4 for w in rest)
     for change in files:
         if is_doc_path(change.path):
             continue
@@ -186,6 +189,8 @@ def _named_in_paths(name: str, files: Iterable[FileChange], *, folders: bool = F
         if not folders:
             keys.add(topic_key(parts[-1].split(".", 1)[0]))
         if key in keys or (len(words) > 1 and words <= keys):
+            return True
+        if acronym and topic_key(first) in keys:
             return True
     return False
 
