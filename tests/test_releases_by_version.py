@@ -463,6 +463,29 @@ def test_a_release_cut_on_a_maintenance_branch_is_named_from_the_note_that_bring
     assert event.release is not None and event.release.version == version
 
 
+def test_a_series_brought_back_to_main_is_named_by_the_notes_files_it_adds() -> None:
+    from digest.config import Project
+    from digest.reading.classify import classify_one
+    from tests.test_audience import change as widget_change
+
+    paths = (
+        "doc/release/2.4.5-notes.rst",
+        "doc/release/2.4.6-notes.rst",
+        "doc/changelog/2.4.6-changelog.rst",
+    )
+    event = classify_one(
+        widget_change("MAINT: Update main after 2.4.x release", *paths),
+        Project(repo="acme/widgets", name="widgets"),
+    )
+    assert event.release is not None and event.release.versions == (
+        (None, "2.4.5"),
+        (None, "2.4.6"),
+    )
+    # No notes file of the series: no version to name, and no release.
+    bare = widget_change("MAINT: Update main after 2.4.x release", "doc/index.rst")
+    assert classify_one(bare, Project(repo="acme/widgets", name="widgets")).release is None
+
+
 def test_packages_released_with_no_version_said_are_new_releases_not_new_products() -> None:
     paths = [f"packages/integrations/{p}/CHANGELOG.md" for p in ("cloudflare", "mdx", "svelte")]
     told = story([change("withastro/astro", "[ci] release (#14000)", *paths, n=1)])
@@ -514,8 +537,10 @@ def test_a_security_fix_a_versionless_release_ships_asks_for_that_release_not_a_
                 n=1,
             ),
             change(
-                "withastro/astro", "[ci] release (#14000)",
-                "packages/integrations/node/CHANGELOG.md", n=2,
+                "withastro/astro",
+                "[ci] release (#14000)",
+                "packages/integrations/node/CHANGELOG.md",
+                n=2,
             ),
         ]
     )

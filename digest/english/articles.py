@@ -21,8 +21,8 @@ from digest.english.nouns import (
     COUNT_ION_NOUNS,
     DEFINITE_HEADS,
     FAULT_ADJECTIVES,
-    FAULT_NOUNS,
     MASS_NOUNS,
+    PROBLEM_NOUNS,
 )
 from digest.english.words import (
     CONJUNCTIONS,
@@ -41,6 +41,9 @@ FAULTS = (FAULT_ADJECTIVES - words("outdated dangling")) | words(
     "redundant unnecessary potential possible rare subtle occasional intermittent "
     "confusing unclear misplaced"
 )
+# What a change makes the code signal: "raises an error when X", "emits a warning on Y".
+_SIGNALLING_VERBS = words("raises emits throws logs shows prints returns")
+_SIGNALS = words("error warning exception message")
 _NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | words("using")
 _NUMBER = re.compile(r"^\d|^(one|two|three|four|five|six|seven|eight|nine|ten)$", re.I)
 # "a" before these vowel spellings, which sound like "you", "one" or "yoo-".
@@ -69,9 +72,12 @@ def _head(verb: str, object_words: list[str]) -> str | None:
     if verb == "fixes":
         if (
             first.lower() not in FAULTS
-            and bare(_before_joiner(object_words)).lower() not in FAULT_NOUNS
+            and bare(_before_joiner(object_words)).lower() not in PROBLEM_NOUNS
         ):
             return None
+    elif verb in _SIGNALLING_VERBS:
+        if bare(_before_joiner(object_words)).lower() not in _SIGNALS:
+            return None  # "raises an error when …", "emits a warning on …"
     elif verb not in MAKING_VERBS:
         return None
     if first.lower() in DETERMINERS or _NUMBER.match(first) or "'" in object_words[0]:

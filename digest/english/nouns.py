@@ -58,7 +58,7 @@ COUNT_ION_NOUNS = words(
     "option function section version extension region session implementation definition "
     "exception condition assertion question collection annotation transition partition "
     "position migration action connection instruction application operation expression "
-    "permission notification description"
+    "permission notification description regression"
 )
 # Heads too vague to stand alone: "improves the execution" says nothing without its object.
 GENERIC_HEADS = words("execution support handling logic code usage")

@@ -113,9 +113,11 @@ _ITEM = re.compile(r"^[*-]\s+\S|^\d+[.)]\s+\S")
 _AFTER_RELEASE = re.compile(
     rf"^(?:\w+:\s*)?(?:update|sync|forward[- ]port)\s+(?:the\s+)?(?:main|master|trunk)"
     rf"(?:\s+branch)?\s+(?:after|with|for)\s+(?:the\s+)?(?:[A-Za-z][\w.-]*\s+)?"
-    rf"(?P<version>{_VERSION})\s+release(?:\s+notes)?$",
+    rf"(?:(?P<series>\d+\.\d+)\.[x*]|(?P<version>{_VERSION}))\s+releases?(?:\s+notes)?$",
     re.I,
 )
+# A file of one release's notes or changelog, named by its version: "doc/release/2.4.5-notes.rst".
+_NOTES_FILE = re.compile(rf"(?:^|/)(?P<version>{_VERSION})[-_.]?(?:notes|changelog)\b", re.I)
 _DEV = re.compile(r"(?:\.|-)?dev\d*$|-SNAPSHOT$|\bafter\s+release\b|\bpost\b", re.I)
 _MANIFEST = re.compile(
     r"(^|/)(package\.json|pyproject\.toml|setup\.(py|cfg)|Cargo\.toml|version\.(py|txt|go|rb)"
@@ -168,8 +170,17 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
         return _changesets(activity, own_keys, versionless=versionless)
     if after := _AFTER_RELEASE.match(title):
         # "Update main after 2.4.5 release": a release cut on a maintenance branch, whose
-        # notes come back to the default branch.
-        return Release(((None, _plain(after["version"])),))
+        # notes come back to the default branch; "after 2.4.x release" names the series,
+        # and the notes files it adds name the versions.
+        if after["version"]:
+            return Release(((None, _plain(after["version"])),))
+        found = {
+            _plain(m["version"])
+            for f in activity.files
+            if (m := _NOTES_FILE.search(f.path)) and m["version"].startswith(after["series"] + ".")
+        }
+        ordered = sorted(found, key=lambda v: tuple(int(n) for n in re.findall(r"\d+", v)))
+        return Release(tuple((None, v) for v in ordered)) if ordered else None
     match = next((m for p in _TITLES if (m := p.match(title) or p.match(subject))), None)
     if match is None and activity.sha.startswith(TAG_PREFIX):
         match = _TAG.match(title)
