@@ -224,3 +224,17 @@ def test_a_sentence_that_says_what_in_other_words_is_no_reason() -> None:
     assert quotation(body, "Support backend awareness pass infrastructure") is None
     why = "Introduce a pass manager so that each backend can skip passes it cannot lower."
     assert quotation(why, "Support backend awareness pass infrastructure") == why.rstrip(".")
+
+
+def test_a_sentence_that_says_what_the_change_now_does_or_what_it_is_for_is_a_reason() -> None:
+    body = (
+        "The client code moved into its own module.\n\n"
+        "Discovery now drops the secondary address labels and caps requests at ten a second "
+        "to stay under the provider's limit.\n"
+    )
+    assert quotation(body, "Set a rate cap for instance discovery") == (
+        "Discovery now drops the secondary address labels and caps requests at ten a second "
+        "to stay under the provider's limit"
+    )
+    no_longer = "Parsing an empty header no longer panics on the first read of a stream."
+    assert quotation(no_longer, "Handle empty headers") == no_longer.rstrip(".")

@@ -96,7 +96,7 @@ def stated_reason(body: str) -> str | None:
 
 def reason_sentences(body: str) -> list[str]:
     """The sentences of the body's stated reason: its "Why"-like section (every paragraph of
-    it), its `**Impact:**` line, or its first prose paragraph, of six words or more. Those
+    it), its `**Impact:**` line, or its first two prose paragraphs, of six words or more. Those
     that say what the change lets, allows, enables or prevents come first ("Splitting the
     gates lets fast failures block merges immediately"), ahead of a preamble ("With the CI
     in a stable state for a good time, …"); among equals the body's order holds."""
@@ -123,10 +123,10 @@ def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list
     for _, text, _ in blocks:
         if _LABEL.match(text) and _prose(_LABEL.sub("", text)):
             return [_LABEL.sub("", text)]
-    for heading, text, listed in blocks:
-        if heading is None and not listed and _prose(text):
-            return [text]
-    return []
+    # The opening paragraphs: a first that says what moved often leaves what it does for
+    # users to the second.
+    opening = [text for heading, text, listed in blocks if heading is None and not listed]
+    return [text for text in opening if _prose(text)][:2]
 
 
 # Words that say what a change lets happen or stops, or what went wrong before it: a
@@ -136,7 +136,11 @@ def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list
 _EFFECT = re.compile(
     r"\b(lets?|allows?|enables?|prevents?|avoids?|so\s+that|because|otherwise|instead\s+of"
     r"|regression|crash\w*|fail(s|ed|ing|ures?)?|broke(n)?|faster|slower|leak\w*|users?)\b"
-    r"|\d+(\.\d+)?\s?%",
+    r"|\d+(\.\d+)?\s?%"
+    # what the change now does, and what it is for: "now drops the labels", "no longer
+    # panics", "caps requests at 10/s to stay under the API's limit"
+    r"|\bnow\s+(?!is\b|has\b)[a-z]+s\b|\b(no\s+longer|in\s+order\s+to)\b"
+    r"|\bto\s+(avoid|stay|keep|reduce|ensure|match|support|speed\s+up|save)\b",
     re.I,
 )
 # Sentences that are no reason: the author's asides and hedges, steps of a series,
