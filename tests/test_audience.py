@@ -221,7 +221,8 @@ def test_svelte_leads_with_its_releases_and_the_security_fixes_they_ship() -> No
     assert "merges commit from fork" not in text and "versions Packages" not in text
     assert "prevents XSS on `hydratable` from user contents" in text
     [item] = [i for i in story.action_items if i.urgency == "immediate"]
-    assert item.text.startswith("Upgrade svelte to 5.55.7 or later: it ships four security fixes")
+    # Svelte's own prose spells it so, and the project is not configured
+    assert item.text.startswith("Upgrade Svelte to 5.55.7 or later: it ships four security fixes")
     assert story.checks is not None and story.checks.problems == ()
 
 
@@ -231,7 +232,7 @@ def test_vite_leads_with_its_release_and_files_the_traversal_fix_under_no_playgr
     assert all("playground" not in s.heading.lower() for s in story.sections)
     first = story.body[0].text
     assert (
-        first.startswith("vite 8.0.15 and 8.0.16 are out")
+        first.startswith("Vite 8.0.15 and 8.0.16 are out")
         and "rejects windows alternate paths" in first
     )
     assert story.checks is not None and story.checks.problems == ()

@@ -28,6 +28,7 @@ from digest.model import Activity, Story, Window
 from digest.rank import rank
 from digest.reading.classify import Reading, classify
 from digest.reading.event import Event
+from digest.reading.spelling import with_own_spellings
 from digest.select import ProjectPick, folds_trivia, group_units
 
 __all__ = ["cite", "compose", "draft_story", "filter_topic"]
@@ -50,6 +51,15 @@ def compose(
     fails a rule that must never fail (1, 3 or 4 of DIGEST.md).
     """
     in_window = [a for a in activities if window.contains(a.landed_at)]
+    spelled = with_own_spellings(config, in_window)
+    if spelled is not config and readings:
+        # A reading taken under the old name would call the project by it.
+        readings = {
+            k: r
+            for k, r in readings.items()
+            if spelled.is_configured(k[0]) == config.is_configured(k[0])
+        }
+    config = spelled
     events = filter_topic(classify(in_window, config, readings), topic, config)
     repo_names = tuple(dict.fromkeys([*repos, *(e.repo for e in events)]))
     projects = len({e.repo for e in events}) or 1

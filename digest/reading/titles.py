@@ -131,6 +131,7 @@ def _opens_with_a_verb(prefix: str) -> bool:
     return bool(rest) and first[1:].islower() and first.lower() in CHANGE_VERBS
 
 
+@lru_cache(maxsize=16384)
 def split_title(title: str) -> TitleParts:
     """Strip decoration, tags, markers, scope and conventional-commit prefixes off a title."""
     tags: list[str] = []

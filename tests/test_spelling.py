@@ -1,0 +1,54 @@
+"""An unconfigured project is called as its own prose spells it ("Polars", not "polars"),
+never by a spelling its code uses ("import polars", "polars.DataFrame")."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from digest.compose import compose
+from digest.config import Project, WireConfig
+from digest.model import Activity, FileChange, Window
+from digest.reading.spelling import own_spelling
+from tests.digest_data import ACTIVITY
+
+START = datetime(2026, 5, 4, tzinfo=UTC)
+
+
+def change(n: int, title: str, body: str = "") -> Activity:
+    return Activity(
+        repo="acme/widgetry",
+        sha=f"{n:040x}",
+        number=n,
+        title=title,
+        body=body,
+        landed_at=START + timedelta(hours=n),
+        files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
+    )
+
+
+def test_the_spelling_of_the_projects_own_prose_names_it() -> None:
+    from digest.sources.replay import ReplaySource
+
+    polars = list(ReplaySource(next(ACTIVITY.glob("pola-rs-polars*"))).read_all())
+    assert own_spelling("polars", polars) == "Polars"
+    code_only = [
+        change(1, "Speed up `widgetry.load`", "Calls to widgetry.load() and import widgetry."),
+        change(2, "Fix widgetry/cli.py", "See packages/widgetry/ and `widgetry`."),
+    ]
+    assert own_spelling("widgetry", code_only) is None  # code, paths: no prose spelling
+
+
+def test_a_story_of_an_unconfigured_project_uses_its_own_spelling_and_a_configured_one_keeps_its_name() -> (
+    None
+):
+    prose = "WidgetRy now retries. WidgetRy users asked for it; WidgetRy docs explain it."
+    activity = [
+        change(1, "Add a retry option to the client", prose),
+        change(2, "Fix crash on exit"),
+    ]
+    window = Window(since=START, until=START + timedelta(days=1))
+    story = compose(activity, config=WireConfig(), window=window)
+    assert "WidgetRy" in story.lede and "widgetry" not in story.lede, story.lede
+    configured = WireConfig(projects=(Project(repo="acme/widgetry", name="widgetry"),))
+    story = compose(activity, config=configured, window=window)
+    assert "widgetry" in story.lede and "WidgetRy" not in story.lede, story.lede
