@@ -44,6 +44,8 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
     assert is_clean("syncs the vendored stubs")
     # a word no lexicon knows (a typo of a verb) opens no noun phrase we can name
     assert not classify_one(change("upgade Go modules", "go.mod"), USERS).clean
+    # a title's opening clause pasted after our verb
+    assert not is_clean("fixes For new-style dtypes use the old printing path")
     assert classify_one(change("Upgrade Go modules", "go.mod"), USERS).clean
 
 
@@ -88,6 +90,7 @@ def test_a_round_of_review_is_internal_work() -> None:
         "Fixing review findings",
         "Apply suggestions from code review",
         "Address second review round",
+        "fix: address review feedback from the maintainers",
     ):
         assert classify_one(change(title, "src/widgets/core.py"), USERS).internal, title
 

@@ -288,3 +288,20 @@ def test_backing_out_what_no_user_runs_is_not_watched() -> None:
     assert urgency(change('Revert "Narrow types"', "types/index.d.ts")) is None
     # A back-out of code users run is still watched.
     assert urgency(change('Revert "Narrow `where` overloads"', "pkg/core.py")) == "monitor"
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Remove deprecated `Widget.frob`", "immediate"),
+        ("Remove the deprecated `--legacy` CLI flag", "immediate"),
+        ("Drop deprecated keyword arguments of `load`", "immediate"),
+        # a workaround of its own, which no caller names, is no API removed
+        ("MAINT: Remove deprecated retry workaround", None),
+        ("Remove deprecated fallback code path", None),
+    ],
+)
+def test_removing_something_deprecated_breaks_only_when_it_is_an_api(
+    title: str, expected: str | None
+) -> None:
+    assert urgency(change(title)) == expected

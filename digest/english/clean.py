@@ -21,6 +21,7 @@ from digest.english.words import (
     DETERMINERS,
     PARTICLES,
     PREPOSITIONS,
+    SUBORDINATORS,
     TECH_VERBS,
     TITLE_VERBS,
     bare,
@@ -56,7 +57,7 @@ def given_verb(title: str) -> bool:
     if word in CHANGE_VERBS or word in TECH_VERBS or (lemma and lemma in CHANGE_VERBS):
         return True
     following = words[1] if len(words) > 1 else ""
-    if following[:1].isdigit():
+    if following[:1].isdigit() and word not in TITLE_VERBS:
         return False  # "react 19 …", "python 3.14 wheels": a name and its version
     # "Image generation results", "Chunk overflow on X", "Option to seed X": a word as much
     # a noun as a verb, and no verb titles open with, before a noun opens a noun phrase
@@ -145,5 +146,8 @@ def is_clean(predicate: str) -> bool:
     prose = _CODE.sub("code", predicate)
     if _PARENTHETICAL.search(prose) or _JOINED.search(prose):
         return False
+    second = words_[adverbs + 1] if len(words_) > adverbs + 1 else ""
+    if second[:1].isupper() and second.lower() in PREPOSITIONS | SUBORDINATORS:
+        return False  # "fixes For new-style dtypes use …": a title's opening clause pasted
     last = bare(prose.split()[-1]).lower() if prose.split() else ""
     return not prose.rstrip().endswith(("…", "...")) and last not in _TRAILING

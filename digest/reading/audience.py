@@ -47,6 +47,9 @@ _ABOUT_TESTS = re.compile(
 )
 # A title that says the code was reworked, not what users get: "Refactor fixture closure
 # computation", "Clean up unused imports", "Simplify X".
+_REVIEW = re.compile(
+    r"\b(review|pr)\s+(feedback|comments?|findings|suggestions|nits?|rounds?)\b|suggestions", re.I
+)
 _REWORKED = re.compile(
     r"^(refactor\w*|clean\s*up|cleanup|tidy|simplif(y|ies)|reorgani[sz]e"
     r"|restructure"
@@ -137,8 +140,10 @@ def is_internal(activity: Activity, project: Project) -> bool:
     quiet = _INTERNAL_KINDS | _UNCHANGED_KINDS
     if any(tag.split()[0].lower() in quiet for tag in parts.tags if tag.split()):
         return True
-    if _REWORKED.match(parts.subject) and kind not in ("feat", "fix"):
-        return True
+    if _REWORKED.match(parts.subject) and (
+        kind not in ("feat", "fix") or _REVIEW.search(parts.subject)
+    ):
+        return True  # a rework; a round of review, whatever type its title gives it
     paths = [f.path for f in activity.files]
     if not paths:
         return kind in _INTERNAL_KINDS or first in _INTERNAL_KINDS

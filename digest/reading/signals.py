@@ -47,6 +47,13 @@ _REMOVED_API = re.compile(
     r"|^.+?(\s+and|,)\s+drops?\s+(support\s+for\b|unsupported\s+([\w.+-]+\s+)?v?\d)",
     re.I,
 )
+# What a caller names, after "remove deprecated": code, a call, or a word for an API.
+_API_OBJECT = re.compile(
+    r"[`(.]|\b(functions?|methods?|arguments?|args?|parameters?|params?|options?|flags?"
+    r"|settings?|class(es)?|modules?|attributes?|aliases?|apis?|endpoints?|keywords?"
+    r"|kwargs?|propert(y|ies)|fields?|types?|commands?|config\w*|modes?|exports?|hooks?)\b",
+    re.I,
+)
 # "Remove usage of deprecated X", "remove deprecated X from <place>": the project stops using it.
 _USAGE = re.compile(r"\b(usages?|uses?|calls?)\s+(of|to)\b|\bdeprecated\b.*\bfrom\b", re.I)
 # What every branch of _STATED_BREAKING spells, under the same flags: a body without it
@@ -151,8 +158,13 @@ def is_breaking(
         return True
     if any(topic_key(t) in _BREAKING_TAG for t in tags):
         return True
-    if code and _REMOVED_API.match(subject) and not _USAGE.search(subject):
-        return True
+    if code and (removed := _REMOVED_API.match(subject)) and not _USAGE.search(subject):
+        # "Remove deprecated `np.foo`" removes an API; "Remove deprecated Python recursion
+        # fix" removes a workaround of its own, which no caller names.
+        if not re.match(r"\w+s?\s+(the\s+)?deprecated\b", removed.group(0), re.I):
+            return True
+        if _API_OBJECT.search(subject[removed.end() :]):
+            return True
     body = activity.body
     if _BREAKING_HINT.search(body) is None or _STATED_BREAKING.search(body) is None:
         return False
