@@ -17,7 +17,7 @@ from tests.digest_data import ACTIVITY, days_and_weeks, example_config
 _COUNTED = re.compile(
     r"\b(?P<n>\d+|" + "|".join(COUNT_WORDS[1:]) + r")\s+(?:more\s+|related\s+)?"
     r"(?:(?:internal|housekeeping|documentation|lint|translation|dependency),?\s+(?:(?:or|and)\s+)?)*"
-    r"(?P<noun>changes?|dependenc(?:y|ies)|releases)\b"
+    r"(?P<noun>changes?|dependenc(?:y|ies)|releases|(?<=dependency )updates)\b"
 )
 _UNCOUNTED_CONTEXT = re.compile(r"(?:among them|of them|of which)\s*$")
 

@@ -374,3 +374,23 @@ def test_a_back_out_says_how_long_after_the_change_as_the_gap_was(minutes: int, 
     assert said in text, text
     assert (" after it landed" in text) == (minutes > 0), text
     assert story.checks is not None and story.checks.problems == ()
+
+
+def test_a_package_updated_twice_is_counted_as_two_updates_not_two_dependencies() -> None:
+    bumps = [
+        change(n, f"Bump {name} from 1.{n}.0 to 1.{n}.1", author="dependabot[bot]")
+        for n, name in ((1, "libfoo"), (2, "libfoo"), (3, "libbar"), (4, "libbaz"), (5, "libfoo"))
+    ]
+    story = compose(
+        [
+            *bumps,
+            change(6, "Add a retry option to the client"),
+            change(7, "Fix a crash when the cache directory is missing"),
+            change(8, "Speed up schema validation of nested models"),
+        ],
+        config=WireConfig(),
+        window=span(days=1),
+    )
+    text = " ".join(s.text for s in story.body)
+    assert "five dependency updates" in text and "five dependencies" not in text, text
+    assert story.checks is not None and story.checks.problems == ()

@@ -125,16 +125,21 @@ def bump_clause(bumps: Sequence[Event]) -> str:
     secured = list(dict.fromkeys(_package(e) for e in bumps if e.bump and e.bump.security))
     named = [name for name in secured if name]
     noun = f"{count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
+    verb = "updates"
+    packages = [_package(e) for e in bumps]
+    if all(packages) and len(set(packages)) < count:
+        # One package updated twice is two updates of one dependency: the count is of updates.
+        verb, noun = "makes", f"{count_word(count)} dependency updates"
     if not secured:
-        return f"updates {noun}"
+        return f"{verb} {noun}"
     security = sum(e.bump.count for e in bumps if e.bump and e.bump.security)
     updates = "a security update" if security == 1 else "security updates"
     if named and len(named) == len(secured):
         # In code: "@scope/pkg" is no mention.
         updates += f" to {join_words([f'`{name}`' for name in named])}"
     if security == count:
-        return f"applies {updates}" if named else f"updates {noun}, each a security update"
-    return f"updates {noun}, among them {updates}"
+        return f"applies {updates}" if named else f"{verb} {noun}, each a security update"
+    return f"{verb} {noun}, among them {updates}"
 
 
 def _package(event: Event) -> str:
