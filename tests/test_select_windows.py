@@ -156,16 +156,18 @@ def test_a_lockfile_security_update_is_counted_by_name_without_an_item() -> None
         assert story.checks is not None and story.checks.problems == ()
 
 
+def day_with_news(bumps: list[Activity]) -> Story:
+    """A day of `bumps` and one change users see."""
+    news = change(9, "Preserve `RootModel` core metadata")
+    return compose([*bumps, news], config=WireConfig(), window=span(days=1))
+
+
 def test_one_change_among_routine_bumps_is_told_among_them() -> None:
     bumps = [
         change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1", author="dependabot[bot]")
         for n in range(1, 7)
     ]
-    story = compose(
-        [*bumps, change(9, "Preserve `RootModel` core metadata")],
-        config=WireConfig(),
-        window=span(days=1),
-    )
+    story = day_with_news(bumps)
     # Seven changes landed: no quiet day, but what most of it was, then the news.
     assert story.lede.startswith(
         "Seven changes landed in widget, six dependency updates among them; the one users see "
@@ -181,11 +183,7 @@ def test_a_ledes_counts_are_of_changes_so_their_parts_never_exceed_the_whole() -
         1, "Bump the pip group across 1 directory with 4 updates", author="dependabot[bot]"
     )
     bumps = [grouped, *(change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1") for n in range(2, 6))]
-    story = compose(
-        [*bumps, change(9, "Preserve `RootModel` core metadata")],
-        config=WireConfig(),
-        window=span(days=1),
-    )
+    story = day_with_news(bumps)
     # A grouped bump is one change of the six, whatever it updates.
     assert story.lede.startswith(
         "Six changes landed in widget, five dependency updates among them; the one users see "
