@@ -392,3 +392,18 @@ def test_a_package_updated_twice_is_counted_as_two_updates_not_two_dependencies(
     text = " ".join(s.text for s in story.body)
     assert "five dependency updates" in text and "five dependencies" not in text, text
     assert story.checks is not None and story.checks.problems == ()
+
+
+def test_a_day_of_six_changes_is_no_quiet_day_though_only_three_are_news() -> None:
+    bumps = [change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1") for n in (1, 2, 3)]
+    news = [
+        change(4, "Add a retry option to the client"),
+        change(5, "Fix a crash when the cache directory is missing"),
+        change(6, "Speed up schema validation of nested models"),
+    ]
+    story = compose([*bumps, *news], config=WireConfig(), window=span(days=1))
+    assert story.lede.startswith(
+        "Six changes landed in widget, three dependency updates among them; of the three users "
+        "see, the most notable "
+    ), story.lede
+    assert story.checks is not None and story.checks.problems == ()

@@ -121,7 +121,7 @@ def write_lede(
         listed = [c for c in counted if c]
         besides = f"besides {join_words(listed)}, " if listed else ""
         commits = sum(p.landed for p in picks)
-        if is_quiet(landed) and not is_quiet(commits) and landed * 2 < commits and listed:
+        if is_quiet(landed) and not is_quiet(commits) and landed < commits and listed:
             # A busy window whose news is a few changes among housekeeping is no quiet one.
             told = (
                 "the one users see"
