@@ -50,11 +50,18 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
 
 
 def test_a_change_that_must_be_told_but_reads_badly_is_told_by_its_quoted_title() -> None:
-    only = change("fix: Astro unable to handle Svelte 5 snippet props", "src/svelte.ts", n=1)
+    only = change("fix: snippet props - slots of Svelte 5", "src/svelte.ts", n=1)
     story = day_story([only])
-    assert story.body[0].text.startswith(
-        "widgets fixes “Astro unable to handle Svelte 5 snippet props” [1]"
-    ), story.body[0].text
+    assert story.body[0].text.startswith("widgets fixes “snippet props - slots of Svelte 5” [1]"), (
+        story.body[0].text
+    )
+    # A fault stated as a sentence reads as one now, and needs no quotation.
+    stated = change("fix: Astro unable to handle Svelte 5 snippet props", "src/svelte.ts", n=1)
+    assert (
+        day_story([stated])
+        .body[0]
+        .text.startswith("widgets fixes Astro being unable to handle Svelte 5 snippet props [1]")
+    )
 
 
 def test_a_change_that_must_be_told_keeps_its_words_without_the_titles_asides() -> None:

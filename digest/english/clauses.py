@@ -26,7 +26,7 @@ from functools import lru_cache
 from digest.english import lexicon
 from digest.english.clean import given_verb
 from digest.english.faults import fault_statement
-from digest.english.nouns import GENERIC_HEADS, noun_phrase
+from digest.english.nouns import GENERIC_HEADS, common_opener, noun_phrase
 from digest.english.numbers import join_words
 from digest.english.shapes import (
     coordinated,
@@ -47,6 +47,7 @@ from digest.english.words import (
     PHRASE_JOINERS,
     PREPOSITIONS,
     SUBORDINATORS,
+    TITLE_VERBS,
     bare,
     derived_verb,
     inflect,
@@ -82,6 +83,10 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
         return noun_phrase(coordinated(words).split(" "), kind)
     if kind == "fix" and (fault := fault_statement([verb, *words] if verb else words)):
         return fault
+    if not verb and _states_inability(text) and (inability := _INABILITY.match(text)):
+        # "Astro unable to handle X", "parser fails to read Y": a bug, which the change fixes
+        what = "being unable to" if inability["how"].lower() != "fails to" else "failing to"
+        return join("fixes", _lowered(inability["subject"]), what, inability["rest"])
     if verb == "fix" and (fault := fault_statement(words, negated_only=True)):
         return fault  # "Fix X didn't raise on Y": the fault follows the verb
     # "resolved build options should be kept": a past participle opens a subject, not a verb.
@@ -114,6 +119,31 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
         return join(third_person_of(base), " ".join(words[2:]))
     return noun_phrase(coordinated(words).split(" "), kind)
+
+
+# A title that states what something cannot do: "Astro unable to handle X", "Parser
+# cannot read Y", "X fails to Z".
+_INABILITY = re.compile(
+    r"^(?P<subject>(?:\S+\s+){0,5}?\S+)\s+(?:is\s+|are\s+)?"
+    r"(?P<how>unable\s+to|cannot|can't|can not|fails\s+to)\s+(?:properly\s+)?(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _states_inability(title: str) -> bool:
+    """True for a title that says what something cannot do (`_INABILITY`), not one that
+    opens with a verb ("Add an option users cannot set twice")."""
+    first = bare(title.split(" ", 1)[0]).lower() if title.strip() else ""
+    return _INABILITY.match(title) is not None and first not in CHANGE_VERBS | TITLE_VERBS
+
+
+def _lowered(subject: str) -> str:
+    """A title's opening subject inside a sentence: its first word lowercase when it is an
+    ordinary one ("Parser" → "parser"), a name's case kept ("Astro")."""
+    first, _, rest = subject.partition(" ")
+    if common_opener(first, alone=False):
+        first = first[0].lower() + first[1:]
+    return join(first, rest)
 
 
 def _listed(text: str, verb: str | None, kind: str | None) -> str:
@@ -170,8 +200,8 @@ def names_trouble(title: str) -> bool:
 def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     """`split_verb`, knowing the title's kind: a fix's "Issues with X" opens with no verb,
     nor does a deprecation's "string APIs" unless a verb of change opens it."""
-    if kind == "fix" and names_trouble(subject):
-        return None, subject
+    if (kind == "fix" and names_trouble(subject)) or _states_inability(subject):
+        return None, subject  # "Issues with X", "Widgets unable to Y": no verb opens it
     verb, rest = split_verb(subject)
     if verb is not None and not given_verb(subject):
         return None, subject  # "Image generation results": a noun phrase (`clean.given_verb`)
