@@ -26,7 +26,7 @@ from functools import lru_cache
 from digest.english import lexicon
 from digest.english.clean import given_verb
 from digest.english.faults import fault_statement
-from digest.english.nouns import GENERIC_HEADS, common_opener, noun_phrase
+from digest.english.nouns import GENERIC_HEADS, PROBLEM_NOUNS, common_opener, noun_phrase
 from digest.english.numbers import join_words
 from digest.english.shapes import (
     coordinated,
@@ -53,6 +53,7 @@ from digest.english.words import (
     inflect,
     is_identifier,
     join,
+    noun_lemma,
     parts_of_speech,
     third_person_of,
     verb_form,
@@ -81,6 +82,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     # the trouble is the verb's object
     if (kind == "fix" and not verb and names_trouble(text)) or (kind == "deprecation" and not verb):
         return noun_phrase(coordinated(words).split(" "), kind)
+    if kind == "fix" and not verb and _names_a_compound_fault(words):
+        return noun_phrase(coordinated(words).split(" "), kind)  # "route mismatch using …"
     if kind == "fix" and (fault := fault_statement([verb, *words] if verb else words)):
         return fault
     if not verb and _states_inability(text) and (inability := _INABILITY.match(text)):
@@ -128,6 +131,17 @@ _INABILITY = re.compile(
     r"(?P<how>unable\s+to|cannot|can't|can not|fails\s+to)\s+(?:properly\s+)?(?P<rest>.+)$",
     re.I,
 )
+
+
+def _names_a_compound_fault(words: list[str]) -> bool:
+    """True for a fix's title that opens with a noun before a noun of trouble ("route
+    mismatch …", "chunk overflow on …"), where the first word is no verb of change ("Fix
+    error …", "Handle error …" are verbs)."""
+    if len(words) < 2:
+        return False
+    first = bare(words[0]).lower()
+    trouble = noun_lemma(bare(words[1]).lower())
+    return first not in CHANGE_VERBS and "NOUN" in parts_of_speech(first) and trouble in PROBLEM_NOUNS
 
 
 def _states_inability(title: str) -> bool:
@@ -203,6 +217,8 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     if (kind == "fix" and names_trouble(subject)) or _states_inability(subject):
         return None, subject  # "Issues with X", "Widgets unable to Y": no verb opens it
     verb, rest = split_verb(subject)
+    if kind == "fix" and _names_a_compound_fault(subject.split(" ")):
+        return None, subject  # a fix's "route mismatch", "chunk overflow": a noun compound
     if verb is not None and not given_verb(subject):
         return None, subject  # "Image generation results": a noun phrase (`clean.given_verb`)
     # "DEP: Undo deprecation for X", "DEP: narrow the deprecation": the verb says what is done

@@ -24,7 +24,9 @@ from digest.english.words import (
 # Head nouns that name a problem: a title that is only the problem is a fix of it.
 # Head nouns that name a fault: "fixes a memory leak", "fixes a bug with X".
 FAULT_NOUNS = words("bug crash leak race deadlock regression typo segfault hang overflow underflow")
-PROBLEM_NOUNS = FAULT_NOUNS | words("vulnerability error failure warning breakage flake flakiness")
+PROBLEM_NOUNS = FAULT_NOUNS | words(
+    "vulnerability error failure warning breakage flake flakiness mismatch"
+)
 # First words of the compounds that name a memory fault ("Integer overflow", "Memory leak",
 # "Null pointer dereference"): ordinary words, never a name, whatever else the lexicon says.
 FAULT_MODIFIERS = words("integer memory buffer heap stack null pointer")

@@ -99,7 +99,10 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
     if "NOUN" in pos and form in ("VB", "VBZ"):
         if following in ("for", "of"):
             return None  # "Support for X", "Fixes for Y": a noun phrase
-        if following in ("+", "&") or (word.islower() and _gerund_phrase(words, at + 1)):
+        aspect = lemma in _ASPECT_VERBS  # "stop relying on X": a verb before its gerund
+        if following in ("+", "&") or (
+            word.islower() and not aspect and _gerund_phrase(words, at + 1)
+        ):
             return None  # "replay + dynamic input_pos", "heap profiling at runtime"
         if _compound_before_plus(words, at) or (
             noun_lemma(word) in PROBLEM_NOUNS and following in PREPOSITIONS
@@ -140,6 +143,10 @@ def _modifier_follows(words: list[str], at: int) -> bool:
 
 def _is_gerund(word: str) -> bool:
     return word.endswith("ing") and verb_form(word) == "VBG"
+
+
+# Verbs whose object is a gerund: "stop relying on X", "avoid copying Y", "keep using Z".
+_ASPECT_VERBS = frozenset({"stop", "start", "keep", "avoid", "resume", "finish", "continue"})
 
 
 def _gerund_phrase(words: list[str], at: int) -> bool:

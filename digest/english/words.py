@@ -105,7 +105,7 @@ TITLE_VERBS = words(
     "pack pad pin plan poll port probe prompt pull push quote raise range reorder reply "
     "request resize restart resolve run save scope seed select send shape share shift size "
     "slice spawn split stage stub style sum time toggle touch trust type unlock use view "
-    "walk wire work yield zero address offer pick retain reuse sample score tweak"
+    "walk wire work yield zero address offer pick retain reuse sample score tweak overhaul surface"
 )
 _SOLID_PREFIXES = ("pre", "re", "un", "de", "co", "auto", "over", "under", "mis", "multi")
 _OOV_VERB_SUFFIX = re.compile(r"[a-z]{3,}(ify|ize|ise)$")
