@@ -115,7 +115,12 @@ def _folder_keys(folders: tuple[str, ...]) -> frozenset[str]:
 def has_release_note(activity: Activity) -> bool:
     """True when the change writes its own entry for the release notes (a changeset, a
     news fragment): the project says its users will read of it."""
-    return any(_RELEASE_NOTE.search(f.path) for f in activity.files)
+    # Every branch of _RELEASE_NOTE spells "change" or "news": looked for first, it spares
+    # the pattern nearly every path.
+    return any(
+        ("change" in (low := f.path.lower()) or "news" in low) and _RELEASE_NOTE.search(f.path)
+        for f in activity.files
+    )
 
 
 def is_internal(activity: Activity, project: Project) -> bool:

@@ -33,13 +33,14 @@ def link_reverts(events: list[Event]) -> list[Event]:
     release between the two is `withdrawn`: the branch is as it was, and no user got it.
     """
     by_title = {(e.repo, _title_key(e.activity.title)): e for e in events}
+    by_number = {(e.repo, e.activity.number): e for e in events if e.activity.number}
     absorbed: set[str] = set()
     linked: dict[str, tuple[Activity, ...]] = {}
     for event in events:
         if event.reverts_title is None:
             continue
         original = by_title.get((event.repo, _title_key(event.reverts_title)))
-        original = original or _referenced(event, events)
+        original = original or _referenced(event, by_number, events)
         if original is not None and original is not event and original.kind not in ("revert",):
             absorbed.add(original.activity.sha)
             linked[event.activity.sha] = (original.activity,)
@@ -63,19 +64,24 @@ _REVERTS_PR = re.compile(r"\breverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)", re.I)
 _REVERTS_SHA = re.compile(r"\bthis reverts commit\s+([0-9a-f]{7,40})\b", re.I)
 
 
-def _referenced(revert: Event, events: list[Event]) -> Event | None:
+def _referenced(
+    revert: Event, by_number: dict[tuple[str, int], Event], events: list[Event]
+) -> Event | None:
     """The change of `events` that `revert`'s description names as the one it undoes, by
-    pull request or commit, when its title does not quote that change's own."""
+    pull request (`by_number`) or commit, when its title does not quote that change's own."""
     body = revert.activity.body
-    numbers = {
-        int(n) for repo, n in _REVERTS_PR.findall(body) if not repo or repo == revert.repo
-    }
-    shas = [sha.lower() for sha in _REVERTS_SHA.findall(body)]
-    for other in events:
-        if other is revert or other.repo != revert.repo:
-            continue
-        if other.activity.number in numbers or any(other.activity.sha.startswith(s) for s in shas):
-            return other
+    for repo, number in _REVERTS_PR.findall(body):
+        found = by_number.get((revert.repo, int(number)))
+        if found is not None and found is not revert and (not repo or repo == revert.repo):
+            return found
+    for sha in (s.lower() for s in _REVERTS_SHA.findall(body)):
+        for other in events:
+            if (
+                other is not revert
+                and other.repo == revert.repo
+                and other.activity.sha.startswith(sha)
+            ):
+                return other
     return None
 
 
