@@ -50,17 +50,15 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
 
 
 def test_a_change_that_must_be_told_but_reads_badly_is_told_by_its_quoted_title() -> None:
-    only = change("fix: snippet props - slots of Svelte 5", "src/svelte.ts", n=1)
+    only = change("fix: slot props - nested slots of templates", "src/slots.ts", n=1)
     story = day_story([only])
-    assert story.body[0].text.startswith("widgets fixes “snippet props - slots of Svelte 5” [1]"), (
-        story.body[0].text
-    )
+    said = story.body[0].text
+    assert said.startswith("widgets fixes “slot props - nested slots of templates” [1]"), said
     # A fault stated as a sentence reads as one now, and needs no quotation.
-    stated = change("fix: Astro unable to handle Svelte 5 snippet props", "src/svelte.ts", n=1)
-    assert (
-        day_story([stated])
-        .body[0]
-        .text.startswith("widgets fixes Astro being unable to handle Svelte 5 snippet props [1]")
+    stated = change("fix: Renderer unable to handle nested slot props", "src/slots.ts", n=1)
+    said = day_story([stated]).body[0].text
+    assert said.startswith("widgets fixes Renderer being unable to handle nested slot props [1]"), (
+        said
     )
 
 
@@ -94,9 +92,9 @@ def test_a_round_of_review_is_internal_work() -> None:
         "Address review feedback on device tensor helpers",
         "Apply review feedback to SDConfig and refresh path",
         "PR comments",
-        "Fixing review findings",
+        "Fixing the review findings on the parser",
         "Apply suggestions from code review",
-        "Address second review round",
+        "Address the third review round",
         "fix: address review feedback from the maintainers",
     ):
         assert classify_one(change(title, "src/widgets/core.py"), USERS).internal, title
