@@ -238,3 +238,20 @@ def test_a_sentence_that_says_what_the_change_now_does_or_what_it_is_for_is_a_re
     )
     no_longer = "Parsing an empty header no longer panics on the first read of a stream."
     assert quotation(no_longer, "Handle empty headers") == no_longer.rstrip(".")
+
+
+def test_a_second_paragraph_gives_only_a_sentence_that_states_an_effect() -> None:
+    # svelte's shape: a first paragraph with no quotable reason, then an aside that leans
+    # on it ("This fixes it …", "Until then this is …")
+    body = (
+        "While looking into the parser I realised that our code for parentheses is "
+        "convoluted and that this fails to parse:\n\n"
+        "This fixes it and simplifies the code a good bit.\n"
+    )
+    assert quotation(body, "fix: handle parens in template expressions more robustly") is None
+    hedged = (
+        "Move the calculation of blockers into the analysis phase and then only push the "
+        "right thunks in the transform phase.\n\n"
+        "Until then this is the most pragmatic and least invasive change we can make.\n"
+    )
+    assert quotation(hedged, "fix: correctly calculate `@const` blockers") is None

@@ -96,25 +96,31 @@ def stated_reason(body: str) -> str | None:
 
 def reason_sentences(body: str) -> list[str]:
     """The sentences of the body's stated reason: its "Why"-like section (every paragraph of
-    it), its `**Impact:**` line, or its first two prose paragraphs, of six words or more. Those
-    that say what the change lets, allows, enables or prevents come first ("Splitting the
-    gates lets fast failures block merges immediately"), ahead of a preamble ("With the CI
-    in a stable state for a good time, …"); among equals the body's order holds."""
+    it), its `**Impact:**` line, or its first prose paragraph, of six words or more, and of
+    the second only those that state an effect (a later aside, "This fixes it and …",
+    "Until then this is …", leans on what came before). Those that say what the change
+    lets, allows, enables or prevents come first ("Splitting the gates lets fast failures
+    block merges immediately"), ahead of a preamble ("With the CI in a stable state for a
+    good time, …"); among equals the body's order holds."""
     if not body.strip():
         return []
     sentences = [
         sentence.strip()
-        for text in _reason_paragraphs(_blocks(body))
+        for text, effect_only in _reason_paragraphs(_blocks(body))
         for sentence in split_sentences(text)
-        if len(sentence.split()) >= 6
+        if len(sentence.split()) >= 6 and (not effect_only or _states_effect(sentence))
     ]
     return sorted(sentences, key=lambda sentence: not _states_effect(sentence))
 
 
-def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list[str]:
+def _reason_paragraphs(
+    blocks: tuple[tuple[str | None, str, bool], ...],
+) -> list[tuple[str, bool]]:
+    """The paragraphs a reason is looked for in, each with whether only a sentence of it
+    that states an effect may serve."""
     for name in _SECTIONS:
         section = [
-            text
+            (text, False)
             for heading, text, _ in blocks
             if heading and heading.split()[0].strip(":") == name and _prose(text)
         ]
@@ -122,11 +128,12 @@ def _reason_paragraphs(blocks: tuple[tuple[str | None, str, bool], ...]) -> list
             return section
     for _, text, _ in blocks:
         if _LABEL.match(text) and _prose(_LABEL.sub("", text)):
-            return [_LABEL.sub("", text)]
+            return [(_LABEL.sub("", text), False)]
     # The opening paragraphs: a first that says what moved often leaves what it does for
     # users to the second.
     opening = [text for heading, text, listed in blocks if heading is None and not listed]
-    return [text for text in opening if _prose(text)][:2]
+    prose = [text for text in opening if _prose(text)][:2]
+    return [(text, at > 0) for at, text in enumerate(prose)]
 
 
 # Words that say what a change lets happen or stops, or what went wrong before it: a
