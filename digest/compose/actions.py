@@ -90,8 +90,12 @@ def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
 def _watched_security(units: list[Unit], pick: ProjectPick) -> bool:
     """True when the security item of `units` is [monitor]: no release ships them yet and
     the users are not maintainers running the default branch."""
-    maintainers = pick.units[0].lead.project.audience == "maintainers"
-    return not maintainers and _shipped_in(units, pick) is None
+    return _watched(_shipped_in(units, pick), pick)
+
+
+def _watched(latest: list[str] | None, pick: ProjectPick) -> bool:
+    """`_watched_security`, given what `_shipped_in` found."""
+    return latest is None and pick.units[0].lead.project.audience != "maintainers"
 
 
 def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
@@ -111,7 +115,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
         count = len(shipped) or count
         units = [u for u in units if u.lead.activity.sha in shipped] or units
     these = "this security fix" if count == 1 else "these security fixes"
-    watched = _watched_security(units, pick)
+    watched = _watched(latest, pick)
     if latest:
         action = f"Upgrade {name} to {latest[0]} or later"
     elif latest is not None:  # released, but no version said: the window's releases

@@ -122,11 +122,13 @@ def bump_clause(bumps: Sequence[Event]) -> str:
     update among them is named, since readers look for those even when nothing they ship
     changes (a lockfile): "updates three dependencies, among them a security update to `ws`"."""
     count = bump_count(bumps)
-    secured = list(dict.fromkeys(_package(e) for e in bumps if e.bump and e.bump.security))
+    packages = [_package(e) for e in bumps]
+    secured = list(
+        dict.fromkeys(p for p, e in zip(packages, bumps, strict=True) if e.bump and e.bump.security)
+    )
     named = [name for name in secured if name]
     noun = f"{count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
     verb = "updates"
-    packages = [_package(e) for e in bumps]
     if all(packages) and len(set(packages)) < count:
         # One package updated twice is two updates of one dependency: the count is of updates.
         verb, noun = "makes", f"{count_word(count)} dependency updates"

@@ -86,7 +86,7 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
         return noun_phrase(coordinated(words).split(" "), kind)  # "route mismatch using …"
     if kind == "fix" and (fault := fault_statement([verb, *words] if verb else words)):
         return fault
-    if not verb and _states_inability(text) and (inability := _INABILITY.match(text)):
+    if not verb and (inability := _inability(text)):
         # "Astro unable to handle X", "parser fails to read Y": a bug, which the change fixes
         what = "being unable to" if inability["how"].lower() != "fails to" else "failing to"
         return join("fixes", _lowered(inability["subject"]), what, inability["rest"])
@@ -141,14 +141,16 @@ def _names_a_compound_fault(words: list[str]) -> bool:
         return False
     first = bare(words[0]).lower()
     trouble = noun_lemma(bare(words[1]).lower())
-    return first not in CHANGE_VERBS and "NOUN" in parts_of_speech(first) and trouble in PROBLEM_NOUNS
+    return (
+        first not in CHANGE_VERBS and "NOUN" in parts_of_speech(first) and trouble in PROBLEM_NOUNS
+    )
 
 
-def _states_inability(title: str) -> bool:
-    """True for a title that says what something cannot do (`_INABILITY`), not one that
-    opens with a verb ("Add an option users cannot set twice")."""
+def _inability(title: str) -> re.Match[str] | None:
+    """The match of a title that says what something cannot do (`_INABILITY`), not of one
+    that opens with a verb ("Add an option users cannot set twice"); else None."""
     first = bare(title.split(" ", 1)[0]).lower() if title.strip() else ""
-    return _INABILITY.match(title) is not None and first not in CHANGE_VERBS | TITLE_VERBS
+    return None if first in CHANGE_VERBS | TITLE_VERBS else _INABILITY.match(title)
 
 
 def _lowered(subject: str) -> str:
@@ -214,7 +216,7 @@ def names_trouble(title: str) -> bool:
 def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     """`split_verb`, knowing the title's kind: a fix's "Issues with X" opens with no verb,
     nor does a deprecation's "string APIs" unless a verb of change opens it."""
-    if (kind == "fix" and names_trouble(subject)) or _states_inability(subject):
+    if (kind == "fix" and names_trouble(subject)) or _inability(subject):
         return None, subject  # "Issues with X", "Widgets unable to Y": no verb opens it
     verb, rest = split_verb(subject)
     if kind == "fix" and _names_a_compound_fault(subject.split(" ")):
