@@ -33,6 +33,28 @@ def _lexicon() -> None:
         ("adds ability to resume", "adds the ability to resume"),
         ("introduces new cache protocol", "introduces a new cache protocol"),
         ("adds Gemma 4 model, export, and runner", "adds a Gemma 4 model, export, and runner"),
+        # a fault, fixed or kept from happening, takes "a"
+        ("fixes typo in docs", "fixes a typo in docs"),
+        (
+            "fixes segfault in `parse` when input is empty",
+            "fixes a segfault in `parse` when input is empty",
+        ),
+        ("fixes rounding sign error in the sampler", "fixes a rounding sign error in the sampler"),
+        ("prevents deadlock due to plugin imports", "prevents a deadlock due to plugin imports"),
+        ("fixes scheduler panic on shutdown", "fixes a scheduler panic on shutdown"),
+        # what exists already, or what a fix repairs that is no fault, takes "the"
+        ("updates user guide", "updates the user guide"),
+        ("removes nightly FreeBSD job", "removes the nightly FreeBSD job"),
+        (
+            "removes unused parameter `strict` from `load`",
+            "removes the unused parameter `strict` from `load`",
+        ),
+        (
+            "exposes vectorcall function on the limited API",
+            "exposes the vectorcall function on the limited API",
+        ),
+        ("fixes einsum return type docstring", "fixes the einsum return type docstring"),
+        ("updates changelog", "updates the changelog"),
     ],
 )
 def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) -> None:
@@ -55,8 +77,11 @@ def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) 
         "adds fuse() to patterns",  # code
         "adds Yolo26 Sample for OpenVINO",  # a capitalized head: perhaps a name
         "fixes missing imports",  # a plural
-        "fixes typo in docs",  # "fixes" without a word that names a fault
-        "updates user guide",  # not a verb that makes something new
+        "cleans up use of private APIs",  # a particle, not the object, follows the verb
+        "renames `foo` to `bar`",  # code names itself
+        "drops Python 3.9 support",  # a mass noun
+        "removes stale snapshots",  # a plural
+        "reverts to older protocol",  # not a verb that takes an object here
         "adds",
     ],
 )

@@ -284,7 +284,7 @@ def test_a_week_counts_its_trivia_instead_of_telling_it() -> None:
 def test_trivia_is_told_when_nothing_else_happened() -> None:
     story = _week(_TRIVIA)
     text = " ".join(s.text for s in story.body)
-    assert "fixes docstring typo" in text and "makes" not in text
+    assert "fixes a docstring typo" in text and "makes" not in text
     assert len(story.references) == len(_TRIVIA)
 
 
@@ -294,7 +294,7 @@ def test_a_busy_day_counts_its_trivia_and_a_quiet_one_names_it() -> None:
     assert "docstring" not in told and "makes two documentation changes" in told
     quiet = [change(n, t, path=p) for n, (t, p) in enumerate(_WORK[:1] + _TRIVIA[:1])]
     story = compose(quiet, config=WireConfig(), window=span(days=1))
-    assert "fixes docstring typo" in " ".join(s.text for s in story.body)
+    assert "fixes a docstring typo" in " ".join(s.text for s in story.body)
 
 
 def test_a_week_without_topics_is_told_by_theme_and_varies_its_subjects() -> None:

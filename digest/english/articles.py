@@ -1,10 +1,14 @@
 """The article a title leaves out, put back where prose needs one.
 
 Titles are written in headline style: "Add topk fallback kernel via MPSGraph", "Fix missing
-`max_length` check". A sentence needs "adds a topk fallback kernel", "fixes a missing
-`max_length` check". `with_article` puts "a" or "an" before the object of a verb that
-makes something new (add, introduce, implement, create), or of "fix" when the object opens
-with a word that names a fault ("missing", "broken"), and only when it is sure: the object's
+`max_length` check", "Remove Cirrus CI FreeBSD job". A sentence needs "adds a topk fallback
+kernel", "fixes a missing `max_length` check", "removes the Cirrus CI FreeBSD job".
+`with_article` puts "a" or "an" before the object of a verb that makes something new (add,
+introduce, implement, create), and before a fault that a change fixes or prevents ("a
+missing check", "a segfault", "a deadlock"); it puts "the" before the object of a verb that
+acts on something that exists already (remove, rename, update, expose), and before what a
+fix repairs that is no fault ("fixes the einsum docstring"). It does so only when it is
+sure: the object's
 head noun (its last word before a preposition, a conjunction, a participle or the end) must
 be a plain singular noun that has a plural, not a name, an acronym, code, a gerund or a mass
 noun ("support", "documentation", most nouns in -tion), and nothing may come before the
@@ -28,6 +32,7 @@ from digest.english.words import (
     CONJUNCTIONS,
     DETERMINERS,
     IDENTIFIER_CHARS,
+    PARTICLES,
     PREPOSITIONS,
     RELATIVES,
     SUBORDINATORS,
@@ -36,15 +41,34 @@ from digest.english.words import (
 )
 
 MAKING_VERBS = words("adds introduces implements creates")
+# Verbs that act on a thing the project has already: "removes the unused helper".
+EXISTING_VERBS = words(
+    "removes drops deletes renames moves exposes deprecates disables enables re-enables "
+    "restores replaces simplifies refactors reworks rewrites splits extends updates "
+    "documents hides improves clarifies corrects adjusts tweaks unifies relaxes tightens "
+    "reorganizes restructures"
+)
+# Verbs that keep a fault from happening: "prevents a deadlock", "avoids a crash".
+PREVENTING_VERBS = words("prevents avoids resolves addresses")
 # Words before a problem that take "a": "fixes a missing check", "fixes a rare hang".
 FAULTS = (FAULT_ADJECTIVES - words("outdated dangling")) | words(
     "redundant unnecessary potential possible rare subtle occasional intermittent "
-    "confusing unclear misplaced"
+    "confusing unclear misplaced inaccurate erroneous faulty false"
 )
 # What a change makes the code signal: "raises an error when X", "emits a warning on Y".
 _SIGNALLING_VERBS = words("raises emits throws logs shows prints returns")
 _SIGNALS = words("error warning exception message")
-_NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | words("using")
+# Heads that name a fault: the problems of `nouns`, and a program's own ("a panic").
+_FAULT_HEADS = PROBLEM_NOUNS | words("panic")
+# Problems named as an amount, never "a flakiness".
+_UNCOUNTED_PROBLEMS = words("flakiness breakage")
+_NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | words("using due")
+# Words of code the lexicon does not know, singular nouns with a plural all the same.
+_CODE_NOUNS = words(
+    "changelog workaround docstring linter lockfile workflow runner decorator codepath subcommand"
+)
+# Nouns in -ing that are things, not gerunds: "a docstring", "the format string".
+_ING_NOUNS = words("string docstring substring thing ring")
 _NUMBER = re.compile(r"^\d|^(one|two|three|four|five|six|seven|eight|nine|ten)$", re.I)
 # "a" before these vowel spellings, which sound like "you", "one" or "yoo-".
 _VOWEL_BUT_CONSONANT = re.compile(r"^(one\b|once|uni|use|usa|usu|uti|ura|ure|uro|us-|eu|ewe)", re.I)
@@ -62,36 +86,47 @@ def with_article(predicate: str) -> str:
     head = _head(verb, object_words) if object_words else None
     if head is None:
         return predicate
-    article = "the" if head in DEFINITE_HEADS else indefinite_article(object_words[0])
+    on_what_exists = verb in EXISTING_VERBS or verb == "fixes"
+    if head in DEFINITE_HEADS or (on_what_exists and not _names_fault(object_words)):
+        article = "the"
+    else:
+        article = indefinite_article(object_words[0])
     return f"{verb} {article} {rest}"
+
+
+def _names_fault(object_words: list[str]) -> bool:
+    """True when the object is a fault: it opens with a word for one ("missing") or its
+    head is one ("segfault", "sign error")."""
+    first = bare(object_words[0]).lower()
+    return first in FAULTS or bare(_before_joiner(object_words)).lower() in _FAULT_HEADS
 
 
 def _head(verb: str, object_words: list[str]) -> str | None:
     """The object's head noun when the object takes an article, else None."""
     first = bare(object_words[0])
-    if verb == "fixes":
-        if (
-            first.lower() not in FAULTS
-            and bare(_before_joiner(object_words)).lower() not in PROBLEM_NOUNS
-        ):
+    if verb in PREVENTING_VERBS:
+        if not _names_fault(object_words):
             return None
     elif verb in _SIGNALLING_VERBS:
         if bare(_before_joiner(object_words)).lower() not in _SIGNALS:
             return None  # "raises an error when …", "emits a warning on …"
-    elif verb not in MAKING_VERBS:
+    elif verb not in MAKING_VERBS | EXISTING_VERBS and verb != "fixes":
         return None
-    if first.lower() in DETERMINERS or _NUMBER.match(first) or "'" in object_words[0]:
+    if first.lower() in DETERMINERS | PARTICLES or _NUMBER.match(first) or "'" in object_words[0]:
         return None
     phrase: list[str] = []
     for word in object_words:
         lowered = bare(word).lower()
         if lowered in _NOT_HEAD or word.startswith(("(", "[")):
             break
-        if phrase and lowered.endswith("ing"):  # a participle or a gerund head: unsure
+        if phrase and lowered.endswith("ing") and lowered not in _ING_NOUNS:
+            # a participle or a gerund head: unsure
             return None
         phrase.append(word)
         if word.endswith((",", ";", ":")):
             break
+    if len(phrase) > 1 and IDENTIFIER_CHARS.search(phrase[-1]) and not phrase[-1].endswith(","):
+        phrase.pop()  # "the unused parameter `use_ascii`": a noun and the code it names
     if not phrase or IDENTIFIER_CHARS.search(phrase[-1].rstrip(",;:")):
         return None
     head = bare(phrase[-1])
@@ -109,7 +144,12 @@ def _before_joiner(object_words: list[str]) -> str:
 
 
 def _is_singular_count_noun(word: str) -> bool:
-    """True for a lowercase word the lexicon knows as a singular noun with a plural."""
+    """True for a lowercase word the lexicon knows as a singular noun with a plural, or one
+    that names a fault ("segfault", "typo")."""
+    if word in (_FAULT_HEADS - _UNCOUNTED_PROBLEMS) | _CODE_NOUNS:
+        return True
+    if word in _ING_NOUNS:
+        return True
     if not word.isalpha() or not word.islower() or word.endswith("ing") or word in MASS_NOUNS:
         return False
     if word.endswith(("tion", "sion")) and word not in COUNT_ION_NOUNS:

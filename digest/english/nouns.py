@@ -25,7 +25,7 @@ from digest.english.words import (
 # Head nouns that name a fault: "fixes a memory leak", "fixes a bug with X".
 FAULT_NOUNS = words("bug crash leak race deadlock regression typo segfault hang overflow underflow")
 PROBLEM_NOUNS = FAULT_NOUNS | words(
-    "vulnerability error failure warning breakage flake flakiness mismatch"
+    "vulnerability error failure warning breakage flake flakiness mismatch issue problem"
 )
 # First words of the compounds that name a memory fault ("Integer overflow", "Memory leak",
 # "Null pointer dereference"): ordinary words, never a name, whatever else the lexicon says.
