@@ -27,7 +27,8 @@ LOOSE_PARTICLES = frozenset({"in", "on"})
 LOOSE_PARTICLE_FOLLOWERS = frozenset({"", "to", "for", "by", "when", "with"})
 PREPOSITIONS = words(
     "to for of in on with at from by into onto via over under about across after before "
-    "between through during without within against per like than as"
+    "between through during without within against per like than as inside outside above "
+    "below behind beyond along around among amongst toward towards upon throughout beneath"
 )
 CONJUNCTIONS = frozenset({"and", "or", "but", "nor", "+", "&", "/", "-", "–", "—", "so"})
 DETERMINERS = words("the a an all each every this these those that any some its their both no our")
