@@ -392,6 +392,16 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         ),
         ("chore: migrate to Oxfmt", ("src/a.ts", "src/b.ts"), False, False, "lint"),
         ("Documentation re-structure", ("docs/a.md", "src/a.py"), False, False, "docs"),
+        # a rework by its wording, with no type word to say so
+        ("code: minor code cleanup to `Parser`", ("src/parser.py",), True, False, None),
+        ("Remove unused argument `strict` of `_load`", ("src/load.py",), True, False, None),
+        ("Drop dead code in the resolver", ("src/resolve.py",), True, False, None),
+        ("Remove unused options from the CLI", ("src/cli.py",), False, False, None),
+        ("Remove deprecated `strict` argument", ("src/load.py",), False, False, None),
+        # one branch merged into another: plumbing, whatever it carries
+        ("Merge main into next", ("src/a.ts", "src/b.ts"), False, False, "housekeeping"),
+        ("Merge branch 'main' into next", ("src/a.ts",), False, False, "housekeeping"),
+        ("Merge sort helpers into the table module", ("src/a.ts",), False, False, None),
     ],
 )
 def test_who_a_change_reaches_is_read_from_its_title_and_paths(

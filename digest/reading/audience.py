@@ -51,8 +51,14 @@ _REVIEW = re.compile(
     r"\b(review|pr)\s+(feedback|comments?|findings|suggestions|nits?|rounds?)\b|suggestions", re.I
 )
 _REWORKED = re.compile(
-    r"^(refactor\w*|clean\s*up|cleanup|tidy|simplif(y|ies)|reorgani[sz]e"
+    r"^((minor|small|some|more|further|general|code|misc\w*)\s+)*"
+    r"(refactor\w*|clean\s*up|cleanup|tidy|simplif(y|ies)|reorgani[sz]e"
     r"|restructure"
+    # code the project no longer needs: "Remove unused parameter `x`", "Drop dead code"
+    r"|(remove|drop|delete)\s+(the\s+)?(unused|unnecessary|unneeded|dead|redundant"
+    r"|duplicated?|obsolete|leftover|stale)\s"
+    # unless what goes is something users type or set
+    r"(?![^.]*\b(options?|flags?|settings?|endpoints?|commands?|config\w*)\b)"
     # a round of review ("Address review feedback on X", "PR comments"): whatever it
     # changed, its title tells a reader nothing they can use
     r"|(address|apply|incorporate|resolve|handle|fix)\w*\s+"

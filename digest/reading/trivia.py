@@ -95,6 +95,16 @@ _HOUSEKEEPING_PATH = re.compile(
 )
 
 
+# One branch merged into another ("Merge main into next", "Merge branch 'main' into next"):
+# its changes landed, and are told, where they were made; the merge itself is plumbing.
+_BRANCH_MERGE = re.compile(
+    r"^merge\s+(remote-tracking\s+branch|branch)\s+['\"`]?[\w./:-]+['\"`]?(\s+of\s+\S+)?"
+    r"(\s+into\s+['\"`]?[\w./-]+['\"`]?)?\s*$"
+    r"|^merge\s+['\"`]?[\w./-]+['\"`]?\s+into\s+['\"`]?[\w./-]+['\"`]?\s*$",
+    re.I,
+)
+
+
 def trivia_kind(subject: str, paths: list[str], *, docs_only: bool) -> str | None:
     """What kind of trivia a change is ("docs", "lint", "housekeeping"), or None for real work.
 
@@ -107,6 +117,8 @@ def trivia_kind(subject: str, paths: list[str], *, docs_only: bool) -> str | Non
         return "lint"
     if docs_only or _WORDING.search(words):
         return "docs"
+    if _BRANCH_MERGE.match(subject.strip()):
+        return "housekeeping"
     kept = [bool(_HOUSEKEEPING_PATH.search(p)) for p in paths]
     # Housekeeping files, with the docs or CI settings that go with them.
     if any(kept) and all(
