@@ -75,6 +75,18 @@ def test_a_reason_too_long_to_quote_whole_is_never_cut_before_its_point() -> Non
     assert quotation(f"{reason}. {shorter}", "Refactor smoke helpers") == shorter.rstrip(".")
 
 
+def test_a_clause_of_a_sentence_too_long_to_quote_is_quoted_when_it_stands_alone() -> None:
+    body = (
+        "A small cleanup of the public headers - `frob_t` is part of the stable ABI from "
+        "version 3.12 onwards so the guard can be relaxed to match the documentation. "
+        "Nobody asked for it."
+    )
+    assert quotation(body, "Expose frob function on stable ABI") == (
+        "`frob_t` is part of the stable ABI from version 3.12 onwards so the guard can be "
+        "relaxed to match the documentation"
+    )
+
+
 @pytest.mark.parametrize(
     "aside",
     [

@@ -157,7 +157,10 @@ _EFFECT = re.compile(
 _NOT_A_REASON = re.compile(
     r"\b(I|I'm|I've|me|my)\b|\bnot\s+(100%\s+)?sure\b|\bseems?\b|\bmaybe\b|\bprobably\b"
     r"|\bhopefully\b|\bshould\s+(now\s+)?(work|help|do\s+it)\b|,?\s+though\W*$"
-    r"|\b(first|next|second|last|final)\s+(step|commit|pr|part)\b|\bpart\s+(\d+|of\s+(the|a|#))"
+    r"|\b(first|next|second|last|final)\s+(step|commit|pr|part)\b|\bpart\s+(\d+\b|of\s+(#|(the|a|an)\s+"
+    r"(series|stack|effort|larger|bigger|broader|wider|ongoing|plan|work|implementation"
+    r"|migration|refactor|rework|rewrite|cleanup|port|transition|project|initiative"
+    r"|rollout|roadmap)\b))"
     r"|\bfollow[- ]?up\b|\bintended\s+for\b|\bin\s+preparation\b|\bprecursor\b|\bstacked\b"
     r"|\bsee\s+(the\s+)?(inline\s+)?(comments?|issue|discussion|above|below|description)\b"
     r"|\b(authored|written|generated)\s+(with|by)\b|\bassistance\s+of\b"
@@ -213,6 +216,23 @@ def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> st
     return None
 
 
+# Where a sentence's independent clauses meet: a spaced dash or a semicolon.
+_CLAUSE_BREAK = re.compile(r"\s+[-–—]\s+|;\s+")
+
+
+def _clause_of(sentence: str, title: str, max_words: int) -> str | None:
+    """The clause of a sentence too long to quote that says most: the first that states an
+    effect, else the first that says more than the title, of six words or more."""
+    clauses = [c.strip(" .,") for c in _CLAUSE_BREAK.split(sentence)]
+    if len(clauses) < 2:
+        return None
+    fitting = [c for c in clauses if 6 <= len(c.split()) <= max_words and c[:1] != "("]
+    for clause in sorted(fitting, key=lambda c: not _states_effect(c)):
+        if said := _quotable(clause, title, max_words):
+            return said
+    return None
+
+
 def _quotable(reason: str, title: str, max_words: int) -> str | None:
     reason = _LEAD_LABEL.sub("", reason)
     if _UNQUOTABLE.search(reason) or reason.count(")") > reason.count("("):
@@ -221,7 +241,10 @@ def _quotable(reason: str, title: str, max_words: int) -> str | None:
         return None  # it introduces what follows (a list, an example): its point is there
     reason = reason.rstrip(".!:;, ")
     if len(reason.split()) > max_words:
-        return None  # a quotation cut short stops before its point: none at all is better
+        # A quotation cut short stops before its point: none at all is better, unless a
+        # clause of the sentence stands on its own ("Minor improvement - `f` is part of the
+        # Limited API from 3.12 so the guard can be adjusted").
+        return _clause_of(reason, title, max_words)
     if reason.count("(") > reason.count(")"):
         # A parenthesis the cut (or a sentence split at "e.g.") left open: the piece ends
         # before it, so no quotation opens what it never closes.
