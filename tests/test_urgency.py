@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from digest.config import Project
-from digest.model import Activity, FileChange
+from digest.compose import compose
+from digest.config import Project, WireConfig
+from digest.model import Activity, FileChange, Window
 from digest.reading.classify import classify_one
 from digest.reading.event import Event
 from digest.sources.replay import ReplaySource
@@ -305,3 +306,37 @@ def test_removing_something_deprecated_breaks_only_when_it_is_an_api(
     title: str, expected: str | None
 ) -> None:
     assert urgency(change(title)) == expected
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "item"),
+    [
+        (
+            "DEP: deprecate `Grid.resize`",
+            "Use `Grid.reshape` instead, which copies nothing.\n\nMore detail.",
+            "Plan to stop using `Grid.resize`, which widgets deprecates; use `Grid.reshape` "
+            "instead [1]",
+        ),
+        (
+            "Deprecate `Model.dict()` in favour of `model_dump()`",
+            "",
+            "Plan to stop using `Model.dict()` in favour of `model_dump()`, which widgets "
+            "deprecates [1]",
+        ),
+        (
+            # a successor only a quoted upstream note names is not the project's word
+            "DEP: deprecate `Grid.resize`",
+            "> Use `Other.thing` instead.\n\nWe follow upstream.",
+            "Plan to stop using `Grid.resize`, which widgets deprecates [1]",
+        ),
+    ],
+)
+def test_a_deprecation_item_says_what_to_stop_using_and_what_to_use(
+    title: str, body: str, item: str
+) -> None:
+    config = WireConfig(projects=(BARE,))
+    since = datetime(2026, 6, 1, tzinfo=UTC)
+    window = Window(since=since, until=since + timedelta(days=1))
+    story = compose([change(title, "src/widgets/grid.py", body=body)], config=config, window=window)
+    plans = [a.text for a in story.action_items if a.urgency == "plan"]
+    assert plans == [item]

@@ -30,6 +30,7 @@ from digest.english.clauses import nominalize
 from digest.english.numbers import count_word
 from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
+from digest.reading.bodies import clean_body
 from digest.reading.event import Event
 from digest.reading.why import quotation
 from digest.select import ProjectPick, Unit, same_change
@@ -196,12 +197,35 @@ def monitor_item(units: list[Unit], *, name: str, turn: int = 0) -> str:
 
 
 def deprecation_item(unit: Unit, *, name: str) -> str | None:
-    """ "Plan to move off what ExecuTorch deprecates: the change deprecates the legacy …"."""
+    """ "Plan to stop using `np.foo`, which numpy deprecates; use `np.bar` instead [3]": what
+    to move off, and what to move to when the change's own words name it in code. A change
+    whose clause is no "deprecates X" ("removes X", "narrows X") is told as it is."""
     event = unit.lead
-    return (
-        f"Plan to move off what {place(event, name)} deprecates: the change "
-        f"{event_predicate(event, max_words=10)} {cite(event.activity)}"
-    )
+    predicate = event_predicate(event, max_words=10)
+    marker = cite(event.activity)
+    verb, _, what = predicate.partition(" ")
+    if verb != "deprecates" or not what:
+        return f"Plan for what {name} deprecates: the change {predicate} {marker}"
+    instead = ""
+    if not _NAMES_SUCCESSOR.search(what) and (successor := _successor(event)):
+        instead = f"; use {successor} instead"
+    return f"Plan to stop using {what}, which {name} deprecates{instead} {marker}"
+
+
+# "in favour of `Y`", "use `Y` instead": where a deprecation names its successor.
+_NAMES_SUCCESSOR = re.compile(r"\b(in favou?r of|instead|replaced by)\b", re.I)
+_SUCCESSOR = re.compile(
+    r"\b(?:in favou?r of|replaced by|use|prefer|switch to|migrate to)\s+(`[^`\n]{1,60}`)", re.I
+)
+
+
+def _successor(event: Event) -> str | None:
+    """The code the change's title or its own opening paragraph says to use instead."""
+    opening = clean_body(event.activity.body).split("\n\n", 1)[0]
+    for text in (event.subject, "" if opening.lstrip().startswith(">") else opening):
+        if match := _SUCCESSOR.search(text):
+            return clean_fragment(match.group(1))
+    return None
 
 
 _SETTING = re.compile(r"\b(options?|flags?|parameters?|settings?|arguments?|env var\w*)\b", re.I)
