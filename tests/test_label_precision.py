@@ -30,11 +30,11 @@ LABELS = ("release", "breaking", "security", "deprecation", "immediate")
 # Labels below the target today, with the figures of the last measurement: the test
 # fails (strict) the day one reaches it, so the gap is closed here, not forgotten.
 BELOW_TARGET = {
-    "breaking": "precision 0.67 (4 of 6): 1 false in kept-out files, and 'Remove support for"
+    "breaking": "precision 0.71 (5 of 7): 1 false in kept-out files, and 'Remove support for"
     " `eval_type_backport()`', a removal no supported user notices",
     "deprecation": "precision 0.94 (15 of 16): 1 false in kept-out files, a removal of"
     " deprecated modes read as a deprecation",
-    "immediate": "precision 0.77 (17 of 22): 4 false in kept-out files, and one removal",
+    "immediate": "precision 0.78 (18 of 23): 4 false in kept-out files, and one removal",
 }
 
 

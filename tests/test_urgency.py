@@ -174,6 +174,11 @@ def urgency(activity: Activity) -> str | None:
         change("Drop support for Python 3.8"),
         change("Remove Python 3.8 support"),
         change("Drop Node 18"),
+        change(
+            "fix: disallow frobbing after `await`",
+            body="We restored context wrongly.\n\nIt's possible that this will be a breaking "
+            "change for some people if they frob after an `await`.",
+        ),
     ],
     ids=lambda a: a.title[:40],
 )

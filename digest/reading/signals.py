@@ -33,7 +33,10 @@ _STATED_BREAKING = re.compile(
     r"(api|function|method|class|argument|parameter|option|flag|module)s?\b"
     # "This is a breaking change", "this PR adds a breaking change"; a release's "new
     # default rules" change what users get without asking.
-    r"|\bthis\s+((pr|change|commit|diff)\s+)?(is|adds|introduces|makes)\s+a\s+"
+    # "It's possible that this will be a breaking change for some people": a warning
+    # the project gives its users in its own words, hedged or not.
+    r"|\bthis\s+((pr|change|commit|diff)\s+)?(is|adds|introduces|makes"
+    r"|(will|may|might|could)\s+be)\s+a\s+"
     r"(bc[- ])?breaking\s+change\b|\bnew\s+default\s+rules\b",
     re.I | re.M,
 )
