@@ -375,6 +375,7 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
             None,
         ),
         ("fix: avoid stack overflow on `hot.invalidate()`", ("src/hmr.ts",), False, False, None),
+        ("Fix out_of_bounds_read in parse_header", ("runtime/h.cpp",), False, True, None),
         ("chore: dedupe dependencies", ("pnpm-lock.yaml",), False, False, "housekeeping"),
         (
             "chore: enable pnpm v11 defaults",

@@ -253,3 +253,16 @@ def test_a_part_named_after_its_project_is_placed_by_its_own_name() -> None:
     story = compose([feature], config=config(), window=DAY)
     (item,) = [i.text for i in story.action_items if i.urgency == "plan"]
     assert item.startswith("Try the SQL `FILTER` clause in tool-sql: the change adds"), item
+
+
+def test_single_counts_share_a_sentence_with_one_one_and_articles_after() -> None:
+    day = [
+        change("feat: Add the export command", "src/cli.py", n=0),
+        change("feat: Add the import command", "src/importer.py", n=1),
+        change("feat: Add a json exporter", "src/json.py", n=2),
+        change("Fix typo in the tutorial", "docs/tutorial.md", n=3),
+        change("Bump ruff-like-lib from 1.0.0 to 1.0.1", "requirements.txt", n=4),
+    ]
+    told = " ".join(s.text for s in compose(day, config=config(), window=DAY).body)
+    assert re.search(r"tool makes a documentation change \[\d\] and updates a dependency \[\d\]", told), told
+    assert "It makes one" not in told and "It updates one" not in told

@@ -230,8 +230,12 @@ def test_the_same_predicate_twice_in_a_story_is_repeated() -> None:
     counts = [
         "vite updates one dependency [1].",
         "It makes two changes and updates one dependency.",
+        "Meanwhile, ci-infra updates a dependency [2] and makes a documentation change [3].",
+        "It makes a documentation change [4].",
     ]
     assert rules(*counts) == []
+    # … but the same change of one thing, told twice, is.
+    assert rules("X updates a dependency on zlib [1].", "It updates a dependency on zlib [2].")
 
 
 def test_a_hyphenated_verb_is_finite_and_a_followed_topic_is_no_folder() -> None:

@@ -244,16 +244,24 @@ def repeated_predicates(
     sentences: Sequence[tuple[str, Sequence[Token]]],
 ) -> Iterable[tuple[str, str]]:
     """(predicate, sentence) for each sentence that repeats a verb and object said before.
-    A count ("updates one dependency", "lands three more changes") is each project's own in
-    a story of several, not a claim said twice."""
+    A count ("updates one dependency", "updates a dependency", "lands three more changes")
+    is each project's own in a story of several, not a claim said twice."""
     seen: set[tuple[str, str]] = set()
     for sentence, tokens in sentences:
-        own = {(verb, obj) for verb, obj in predicates(tokens) if not _COUNTS & {*obj.split()[:2]}}
+        own = {
+            (verb, obj)
+            for verb, obj in predicates(tokens)
+            if not _COUNTS & {*obj.split()[:2]} and not _SINGLE_COUNT.match(obj)
+        }
         for verb, obj in sorted(own & seen):
             yield f"{verb} {obj}", sentence
         seen |= own
 
 
+# A count of one, in words ("updates a dependency", "makes a documentation change").
+_SINGLE_COUNT = re.compile(
+    r"^((documentation|lint|internal|housekeeping|translation) )*(change|dependency)$"
+)
 _COUNTS = frozenset(CARDINALS[1:]) | {str(n) for n in range(10, 1000)}
 _AUXILIARIES = (
     AUXILIARIES

@@ -7,13 +7,15 @@ fit beside the ones before them.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
 from digest.compose.body import MAX_CITATIONS, PLAIN_OPENING, Openings
-from digest.compose.citations import cite
+from digest.compose.citations import MARK, cite
 from digest.compose.housekeeping import housekeeping_clause
 from digest.compose.phrases import topic_of
+from digest.english.articles import indefinite_article
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event, commit_count
 from digest.reading.titles import is_dependency_bump
@@ -96,7 +98,7 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
         count = commit_count(told)
         clause = f"makes {trivia_noun(told)}"
         if count <= room:
-            clause += f" {cite(*(e.activity for e in told))}"
+            clause += f" {cite(*(a for e in told for a in (e.activity, *e.linked)))}"
             room -= count
         clauses.append((clause, count))
     for kind in NAMED_HOUSEKEEPING:
@@ -104,9 +106,10 @@ def _folded_clauses(pick: ProjectPick) -> list[tuple[str, int]]:
         if not kept:
             continue
         clause, number = housekeeping_clause(kind, kept)
-        if len(kept) <= room:
-            clause += f" {cite(*(e.activity for e in kept))}"
-            room -= len(kept)
+        commits = [a for e in kept for a in (e.activity, *e.linked)]  # a back-out's own too
+        if len(commits) <= room:
+            clause += f" {cite(*commits)}"
+            room -= len(commits)
         clauses.append((clause, number))
     if pick.bumps:
         count = bump_count(pick.bumps)
@@ -150,11 +153,28 @@ def _package(event: Event) -> str:
     return info.package if info and info.package and not info.package.endswith(" group") else ""
 
 
+def _with_article(clause: str) -> str:
+    """ "makes one documentation change" → "makes a documentation change"."""
+    match = re.search(r"\bone (\S+)", clause)
+    if match is None:
+        return clause
+    return clause[: match.start()] + f"{indefinite_article(match[1])} " + clause[match.start(1) :]
+
+
 def _join_distinct(clauses: list[tuple[str, int]]) -> list[str]:
     """Verb phrases joined into as few groups as keep every number once a sentence."""
     groups: list[list[tuple[str, int]]] = []
     for clause in clauses:
-        if groups and all(count_word(n) != count_word(clause[1]) for _, n in groups[-1]):
+        text, number = clause
+        # "lands one more change, makes a documentation change [4] and updates a dependency
+        # [5]": a single cited change reads "a", so no "one" repeats and the clauses share a
+        # sentence. An uncited "one" stays: "a change" is a count no reader adds up.
+        if number == 1 and MARK in text:
+            clause = (_with_article(text), 0)
+            number = 0  # no number left to repeat
+        if groups and all(
+            not (n and number) or count_word(n) != count_word(number) for _, n in groups[-1]
+        ):
             groups[-1].append(clause)
         else:
             groups.append([clause])

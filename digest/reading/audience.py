@@ -175,8 +175,9 @@ _FLAW = re.compile(
     r"|code\s+injection|command\s+injection|SQL\s+injection|open\s+redirect"
     r"|security\s+(fix|advisory|issue|vulnerability)"
     # memory-safety flaws, which an untrusted input (a file, a request) can reach
-    r"|out[- ]of[- ]bounds\s+(read|write|access)|(buffer|heap)\s+overflows?"
-    r"|use[- ]after[- ]free|double[- ]free|null\s+(pointer\s+)?dereference"
+    # (an identifier's underscores too: "out_of_bounds_read")
+    r"|out[-_ ]of[-_ ]bounds[_\s]+(read|write|access)|(buffer|heap)[_\s]+overflows?"
+    r"|use[-_ ]after[-_ ]free|double[-_ ]free|null[_\s]+(pointer[_\s]+)?dereference"
     r"|memory\s+corruption)\b",
     re.I,
 )
