@@ -87,6 +87,11 @@ def test_a_clause_of_a_sentence_too_long_to_quote_is_quoted_when_it_stands_alone
     )
 
 
+def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_a_citation() -> None:
+    body = "The annotation was using args[1] (the string) instead of args[0], the vector of rows."
+    assert quotation(body, "Fix the annotation position") is None
+
+
 @pytest.mark.parametrize(
     "aside",
     [

@@ -37,6 +37,8 @@ _BOILERPLATE = re.compile(
 )
 _UNQUOTABLE = re.compile(
     r"@\w|https?://|\]\(|<[a-z/]|```|\||^\[|pull request resolved|differential revision"
+    # a bracketed number ("args[0]"), which would read as one of our citations
+    r"|\[\d+\]"
     # a full stop inside ("e.g. x", "etc. and"), which would end the sentence it is quoted in
     r"|\.\s",
     re.I,
