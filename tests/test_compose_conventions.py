@@ -266,3 +266,9 @@ def test_single_counts_share_a_sentence_with_one_one_and_articles_after() -> Non
     told = " ".join(s.text for s in compose(day, config=config(), window=DAY).body)
     assert re.search(r"tool makes a documentation change \[\d\] and updates a dependency \[\d\]", told), told
     assert "It makes one" not in told and "It updates one" not in told
+
+
+def test_a_cut_never_ends_on_a_word_that_opens_a_clause() -> None:
+    cut = shorten("fixes a parser crash when a nested code block appears inside a list", max_words=4)
+    assert cut == "fixes a parser crash"
+    assert shorten("drops the cache that a stale worker holds open", max_words=4) == "drops the cache"

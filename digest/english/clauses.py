@@ -46,6 +46,7 @@ from digest.english.words import (
     PARTICLES,
     PHRASE_JOINERS,
     PREPOSITIONS,
+    RELATIVES,
     SUBORDINATORS,
     TITLE_VERBS,
     bare,
@@ -296,7 +297,7 @@ def shorten(text: str, *, max_words: int) -> str:
     # Nor a word that points on to what the cut dropped: a joiner, a particle ("… to their
     # own files out"), a participle after a noun ("… signature used"; "should be kept" ends)
     while len(words) > 2 and (
-        words[-1].lower() in PHRASE_JOINERS | PREPOSITIONS | PARTICLES
+        words[-1].lower() in PHRASE_JOINERS | PREPOSITIONS | PARTICLES | SUBORDINATORS | RELATIVES
         or (
             words[-1].islower()
             and verb_form(words[-1]) in ("VBN", "VBD")
