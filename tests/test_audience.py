@@ -403,6 +403,8 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         ("Merge main into next", ("src/a.ts", "src/b.ts"), False, False, "housekeeping"),
         ("Merge branch 'main' into next", ("src/a.ts",), False, False, "housekeeping"),
         ("Merge sort helpers into the table module", ("src/a.ts",), False, False, None),
+        # prose about a version is documentation, no dependency update
+        ("docs: update tox python version to 3.12", ("doc/dev/env.rst",), False, False, "docs"),
     ],
 )
 def test_who_a_change_reaches_is_read_from_its_title_and_paths(
@@ -459,3 +461,10 @@ def test_a_document_that_writes_up_a_release_is_its_notes_and_one_on_who_runs_it
 ) -> None:
     event = classify_one(change(title, "RELEASE.md", "docs/blog/release.md"), USERS)
     assert event.trivia == said or (said is None and event.trivia != "changelog"), event.trivia
+
+
+def test_a_docs_change_that_names_versions_is_no_update_but_a_docs_bump_is() -> None:
+    prose = classify_one(change("docs: update tox python from 3.9 to 3.12", "doc/dev/env.rst"), USERS)
+    assert (prose.kind, prose.bump) == ("docs", None)
+    pinned = classify_one(change("docs: bump sphinx from 7.1 to 7.2", "docs/requirements.txt"), USERS)
+    assert pinned.kind == "bump" and pinned.bump is not None

@@ -288,6 +288,11 @@ _RELEASE_POST = re.compile(
     r"(?!.*\b(shepherds?|managers?|captains?|leads?|schedule|process|checklist)\b)"
 )
 
+# … with a word that says so: "update tox python version to 3.12" writes up no release.
+_RELEASE_WORD = re.compile(
+    r"\b(releases?|released|post|notes|changelog|announc\w*|blog|what'?s\s+new|highlights)\b", re.I
+)
+
 
 def housekeeping_of(subject: str, paths: list[str]) -> str | None:
     """ "translations", "changelog" or "people" for a housekeeping change, else None."""
@@ -295,7 +300,12 @@ def housekeeping_of(subject: str, paths: list[str]) -> str | None:
         found = [m.group(0).lower() for p in paths if (m := _HOUSEKEEPING_PATH.search(p))]
         if found:
             return _what(" ".join(found) + " " + subject)
-    if paths and all(is_doc_path(p) for p in paths) and _RELEASE_POST.search(subject):
+    if (
+        paths
+        and all(is_doc_path(p) for p in paths)
+        and _RELEASE_POST.search(subject)
+        and _RELEASE_WORD.search(subject)
+    ):
         return "changelog"  # "vite 8.1 post", "Add On-Prem 0.5.0 release": release notes
     match = _HOUSEKEEPING_TITLE.search(subject)
     if match and (not paths or all(is_doc_path(p) or _HOUSEKEEPING_PATH.search(p) for p in paths)):

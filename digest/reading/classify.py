@@ -82,7 +82,12 @@ def _kind(
         return "reland"
     if _RELAND_BODY.search(body):
         return "reland"
-    if bump:
+    # "docs: update tox python version from 3.9 to 3.12": prose about a version, no update
+    prose_only = bool(paths) and all(
+        is_doc_path(p) and p.lower().endswith((".rst", ".md", ".mdx", ".html", ".ipynb"))
+        for p in paths
+    )
+    if bump and not (hint == "docs" and prose_only):
         return "bump"
     if paths and all(is_doc_path(p) for p in paths):
         return "docs"
