@@ -42,8 +42,10 @@ def _lexicon() -> None:
         ("fixes rounding sign error in the sampler", "fixes a rounding sign error in the sampler"),
         ("prevents deadlock due to plugin imports", "prevents a deadlock due to plugin imports"),
         ("fixes scheduler panic on shutdown", "fixes a scheduler panic on shutdown"),
+        ("fixes duplicated row on resize", "fixes a duplicated row on resize"),
         # what exists already, or what a fix repairs that is no fault, takes "the"
         ("updates user guide", "updates the user guide"),
+        ("stabilizes streaming engine", "stabilizes the streaming engine"),
         ("removes nightly FreeBSD job", "removes the nightly FreeBSD job"),
         (
             "removes unused parameter `strict` from `load`",
@@ -82,6 +84,7 @@ def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) 
         "drops Python 3.9 support",  # a mass noun
         "removes stale snapshots",  # a plural
         "reverts to older protocol",  # not a verb that takes an object here
+        "fixes case 2 of the parser",  # a numbered name
         "adds",
     ],
 )
@@ -121,7 +124,7 @@ def test_the_body_lede_and_items_have_articles() -> None:
 
     assert "adds a topk fallback kernel via MPSGraph" in " ".join(s.text for s in story.body)
     # The day's CI gate no longer leads a library's story, so the kernel does.
-    assert story.lede.startswith("ExecuTorch added a topk fallback kernel via MPSGraph")
+    assert story.lede.startswith("ExecuTorch adds a topk fallback kernel via MPSGraph")
     assert any("adds a topk fallback kernel" in item.text for item in story.action_items)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from datetime import UTC, datetime, timedelta
 from functools import cache
 
 import pytest
@@ -24,9 +25,10 @@ from digest.compose.layout import (
     RELEASES_AND_SECURITY,
     SECURITY,
 )
-from digest.compose.phrases import topic_of
+from digest.compose.phrases import names_a_place, place_phrase, topic_of
+from digest.compose import compose
 from digest.config import PACKAGE_FOLDERS, WireConfig, topic_key
-from digest.model import Activity, Story
+from digest.model import Activity, Story, Window
 from digest.reading.classify import classify
 from digest.reading.event import Event
 from digest.reading.title_tags import reads_as_word
@@ -191,6 +193,46 @@ def test_a_private_folder_that_leads_gives_no_place_and_no_later_one_stands_in()
     # An example's folder is no place, though it is the change's topic.
     example = _event("examples/sqlx-postgres/src/main.rs", repo="tokio-rs/axum")
     assert example.topics == ("sqlx-postgres",) and topic_of(example) is None
+
+
+# ---------------------------------------------------------------- a place in a sentence
+
+
+def test_a_plain_word_scope_is_no_name_and_reads_as_a_common_noun() -> None:
+    # vite's "fix(server): handle malformed URI …" read "… middleware in Server".
+    (server,) = classify(
+        [change("src/node/server/memory.ts", title="fix(server): handle malformed URI")], BARE
+    )
+    assert not names_a_place("Server", server)
+    assert place_phrase("Server", server) == "the server"
+    # A prefix the project capitalises, or a word no dictionary has, is a name.
+    (arm,) = classify([change("backends/arm/x.py", title="Arm backend: add bf16")], BARE)
+    assert names_a_place("Arm", arm) and place_phrase("Arm", arm) == "Arm"
+    (promql,) = classify([change("promql/parser/lex.go", title="promql: cache")], BARE)
+    assert place_phrase("promql", promql) == "promql"
+
+
+def test_counts_by_area_name_a_plain_word_folder_as_a_common_noun() -> None:
+    # svelte's "three more changes: two in Compiler and one elsewhere".
+    titles = [
+        *("Reject a trailing comma in each block", "Keep comments inside attribute values"),
+        *("Allow await in snippet parameters", "Parse nested template literals"),
+        *("Warn on unused labels", "Support spread in class directives"),
+        *("Hoist static style tags", "Report the position of a bad tag"),
+        *("Flush effects after a timeout", "Retry a failed hydration once"),
+        *("Free listeners on unmount", "Batch updates inside microtasks"),
+        *("Defer transitions until mount", "Reuse text nodes on update"),
+        *("Track derived values lazily", "Resume outros after an abort"),
+    ]
+    work = [
+        change(f"src/foo/{'compiler' if n <= 8 else 'runtime'}/m{n}.py", title=title, n=n)
+        for n, title in enumerate(titles, start=1)
+    ]
+    since = datetime(2026, 6, 1, tzinfo=UTC)
+    story = compose(work, config=BARE, window=Window(since=since, until=since + timedelta(1)))
+    counted = next(s.text for s in story.body if " more changes" in s.text)
+    assert re.search(r"\bsix in the compiler\b", counted), counted
+    assert "Compiler" not in counted
 
 
 # ---------------------------------------------------------------- the proofread

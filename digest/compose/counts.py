@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from digest.compose.body import MAX_CITATIONS, PLAIN_OPENING, Openings
 from digest.compose.citations import MARK, cite
 from digest.compose.housekeeping import housekeeping_clause
-from digest.compose.phrases import topic_of
+from digest.compose.phrases import place_phrase, topic_of
 from digest.english.articles import indefinite_article
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event, commit_count
@@ -44,10 +44,15 @@ def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozense
 
 
 def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
+    """(the topic as a place, its number of changes), most first: "two in the compiler"."""
     counts: Counter[str | None] = Counter()
+    places: dict[str, str] = {}
     for event in pick.rest:
-        counts[topic_of(event)] += commit_count([event])
-    named = [(t, n) for t, n in counts.items() if t is not None]
+        topic = topic_of(event)
+        counts[topic] += commit_count([event])
+        if topic is not None:
+            places.setdefault(topic, place_phrase(topic, event))
+    named = [(places[t], n) for t, n in counts.items() if t is not None]
     return sorted(named, key=lambda tn: (-tn[1], tn[0].lower()))
 
 

@@ -13,7 +13,6 @@ from digest.compose.phrases import event_predicate, project_name
 from digest.compose.release import release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.english.case import headline_case
-from digest.english.clauses import past_tense
 from digest.english.numbers import count_word, join_words
 from digest.model import Window
 from digest.rank import INTERNAL, tier
@@ -72,8 +71,8 @@ def period_words(window: Window) -> tuple[str, str]:
 
 def _lede_phrase(unit: Unit) -> str:
     if unit.lead.release is not None:
-        return release_predicate(unit, past=True, brief=True)
-    return past_tense(event_predicate(unit.lead, max_words=8, headline=True))
+        return release_predicate(unit, lede=True)
+    return event_predicate(unit.lead, max_words=8, headline=True)
 
 
 def _joined_phrases(phrases: list[str]) -> str:
@@ -122,16 +121,13 @@ def write_lede(
         besides = f"besides {join_words(listed)}, " if listed else ""
         commits = sum(p.landed for p in picks)
         if is_quiet(landed) and not is_quiet(commits) and landed < commits and listed:
-            # A busy window whose news is a few changes among housekeeping is no quiet one.
-            told = (
-                "the one users see"
-                if landed == 1
-                else f"of the {count_word(landed)} users see, the most notable"
-            )
-            return (
-                f"{count_word(commits).capitalize()} changes landed in {names}{on}, "
-                f"{join_words(listed)} among them; {told} {lead}."
-            )
+            # A busy window whose news is a few changes among housekeeping is no quiet one:
+            # the news first, then what else landed. Nothing says which of them users see,
+            # a claim a refactor among them would make false.
+            more = landed - 1
+            others = [f"{count_word(more)} more change{'s' if more > 1 else ''}"] if more else []
+            sentence = f"{names} {lead}; {join_words(others + listed)} landed as well."
+            return f"On {topic}, {sentence}" if topic else sentence
         if not is_quiet(landed) or (internal and landed > 1):
             # Changes none of which users see: say so before naming the most notable.
             return (

@@ -147,9 +147,18 @@ def names_a_place(area: str, event: Event) -> bool:
     key = topic_key(area)
     if event.project.topic_for_key(key) is not None or not reads_as_word(area):
         return True
-    if any(topic_key(tag) == key for tag in split_title(event.activity.title).tags):
+    # A prefix the project capitalises names a part ("Arm backend: …"); a lower-case
+    # scope ("fix(server): …") is a plain word, which would read "… in Server".
+    tags = split_title(event.activity.title).tags
+    if any(topic_key(tag) == key and not tag.islower() for tag in tags):
         return True
     return any(_one_of_many(f.path, key) for f in event.activity.files)
+
+
+def place_phrase(area: str, event: Event) -> str:
+    """`area` as the object of "in": a name as it is ("in XNNPACK", "in Netlify"), a
+    plain word that only a heading capitalised as a common noun ("in the compiler")."""
+    return area if names_a_place(area, event) else f"the {area.lower()}"
 
 
 def _one_of_many(path: str, key: str, *, top: bool = False) -> bool:

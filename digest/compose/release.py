@@ -240,21 +240,21 @@ def breaking_note(unit: Unit) -> str:
 
 
 def release_predicate(
-    unit: Unit, *, past: bool = False, carry: bool = True, brief: bool = False
+    unit: Unit, *, lede: bool = False, carry: bool = True, brief: bool = False
 ) -> str:
     """The verb phrase after the project's name: "8.0.16 is out", "5.55.6 and 5.55.7 are
-    out with four security fixes", "ships create-vite 9.1.0"; in the `past` for a lede
-    ("released 8.0.16"). A `brief` phrase is a headline's (the project's own versions when
-    it has any, a count when many products released) or, in the `past`, a lede's (every
-    release, `all_named`); the body's names every release it cites and says how many there
-    were when it cites only some."""
+    out with four security fixes", "ships create-vite 9.1.0". A `brief` phrase is a
+    headline's (the project's own versions when it has any, a count when many products
+    released); a `lede`'s names every release (`all_named`) after a verb that can share
+    the sentence with other changes' ("ships 8.0.16 and fixes …"). The body's names every
+    release it cites and says how many there were when it cites only some."""
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
     total = release_count(unit)
-    if brief and past:
+    if lede:
         named = _grouped(all_named(unit), unit)
         if not named:
-            return "published a release" + tail
-        return _released(named) + join_words(named) + tail
+            return "publishes a release" + tail
+        return _ships(named) + join_words(named) + tail
     if brief:
         every = _every(unit)
         if len(every) >= MANY_PRODUCTS:
@@ -267,20 +267,20 @@ def release_predicate(
         if total > max(1, sum(" to " not in n for n in mine + packages)):
             tail = f", {count_word(total)} releases in all{tail and ','}{tail}"
         named, own = mine + _grouped(packages, unit), bool(mine)
-    if own and not past:
+    if own:
         plural = len(named) > 1 or " to " in named[0] or " and " in named[0]
         verb = "are out" if plural else "is out"
         return f"{join_words(named)} {verb}{tail}"
     if not named:
-        return ("published a release" if past else "publishes a release") + tail
-    return (_released(named) if past else "ships ") + join_words(named) + tail
+        return "publishes a release" + tail
+    return "ships " + join_words(named) + tail
 
 
-def _released(named: list[str]) -> str:
-    """The past verb before `named`: "published new releases of …", not "released new
-    releases of …"."""
+def _ships(named: list[str]) -> str:
+    """The verb before `named`: "publishes new releases of …", not "ships new releases
+    of …", which reads as if the releases were goods."""
     unnamed = r"new (pre)?release|^releases of "
-    return "published " if all(re.search(unnamed, n) for n in named) else "released "
+    return "publishes " if all(re.search(unnamed, n) for n in named) else "ships "
 
 
 def _example(unit: Unit) -> str:

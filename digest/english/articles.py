@@ -46,14 +46,14 @@ EXISTING_VERBS = words(
     "removes drops deletes renames moves exposes deprecates disables enables re-enables "
     "restores replaces simplifies refactors reworks rewrites splits extends updates "
     "documents hides improves clarifies corrects adjusts tweaks unifies relaxes tightens "
-    "reorganizes restructures"
+    "reorganizes restructures stabilizes settles"
 )
 # Verbs that keep a fault from happening: "prevents a deadlock", "avoids a crash".
 PREVENTING_VERBS = words("prevents avoids resolves addresses")
 # Words before a problem that take "a": "fixes a missing check", "fixes a rare hang".
 FAULTS = (FAULT_ADJECTIVES - words("outdated dangling")) | words(
     "redundant unnecessary potential possible rare subtle occasional intermittent "
-    "confusing unclear misplaced inaccurate erroneous faulty false"
+    "confusing unclear misplaced inaccurate erroneous faulty false duplicated"
 )
 # What a change makes the code signal: "raises an error when X", "emits a warning on Y".
 _SIGNALLING_VERBS = words("raises emits throws logs shows prints returns")
@@ -125,6 +125,8 @@ def _head(verb: str, object_words: list[str]) -> str | None:
         phrase.append(word)
         if word.endswith((",", ";", ":")):
             break
+    if len(phrase) > 1 and bare(phrase[-1]).rstrip(",;:").isdigit():
+        return None  # "case 2", "step 3": a numbered name, never "the case 2"
     if len(phrase) > 1 and IDENTIFIER_CHARS.search(phrase[-1]) and not phrase[-1].endswith(","):
         phrase.pop()  # "the unused parameter `use_ascii`": a noun and the code it names
     if not phrase or IDENTIFIER_CHARS.search(phrase[-1].rstrip(",;:")):
