@@ -10,11 +10,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from digest.compose import compose
+from digest.compose.actions import write_actions
 from digest.compose.housekeeping import languages_in
 from digest.config import Project, WireConfig
 from digest.english.clauses import clause, shorten
 from digest.model import Activity, FileChange, Window
-from digest.reading.classify import classify_one
+from digest.rank import rank
+from digest.reading.classify import classify, classify_one
+from digest.select import group_units
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 
@@ -184,6 +187,15 @@ def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> 
     assert re.match(r"Upgrade vite to \d+\.\d+\.\d+ or later: ", upgrade), upgrade
 
 
+def plan_items(*activities: Activity) -> list[str]:
+    """The [plan] items written for `activities`, before a story leaves out those whose
+    quotation its body gives."""
+    picks = group_units(rank(classify(list(activities), config())), per_project=5)
+    return [
+        text for text, urgency, _, _ in write_actions(picks, config=config()) if urgency == "plan"
+    ]
+
+
 @pytest.mark.parametrize(
     ("title", "body", "opening"),
     [
@@ -216,12 +228,31 @@ def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> 
 def test_an_item_says_what_to_do_in_the_changes_own_terms(
     title: str, body: str, opening: str | None
 ) -> None:
-    story = compose([change(title, "src/tool/x.py", body=body)], config=config(), window=DAY)
-    items = [i.text for i in story.action_items if i.urgency == "plan"]
+    items = plan_items(change(title, "src/tool/x.py", body=body))
     if opening is None:
         assert items == []
     else:
         assert len(items) == 1 and items[0].startswith(opening), items
+
+
+def test_an_item_that_quotes_what_the_body_quoted_is_left_out() -> None:
+    # pydantic's "Try PyEmscripten platform tag in pydantic: the change adds … ; its
+    # description says “…”" below a body sentence with the same quotation.
+    why = "## Why\n\nLarge exports no longer need the whole table in memory at once."
+    crash = "The loader crashed when a file had no rows, which broke nightly imports."
+    work = [
+        change("Support streaming exports", "src/tool/x.py", body=why, n=0),
+        change("Fix a crash in the loader on empty files", "src/tool/y.py", body=crash, n=1),
+        change("Add a `strict` flag to the CLI", "src/tool/z.py", n=2),
+        change("Speed up the parser for long lines", "src/tool/p.py", n=3),
+    ]
+    story = compose(work, config=config(), window=DAY)
+    said = "Large exports no longer need the whole table in memory at once"
+    assert any(said in s.text for s in story.body), story.body
+    assert not any(said in i.text for i in story.action_items), story.action_items
+    # The item as written, before the story leaves it out.
+    (item,) = plan_items(work[0])
+    assert said in item
 
 
 def test_a_cut_that_falls_inside_a_phrase_drops_the_phrase_whole() -> None:
@@ -250,8 +281,7 @@ def test_a_part_named_after_its_project_is_placed_by_its_own_name() -> None:
         "crates/tool-sql/src/filter.rs",
         body="Aggregates can now skip rows without a subquery, as in PostgreSQL.",
     )
-    story = compose([feature], config=config(), window=DAY)
-    (item,) = [i.text for i in story.action_items if i.urgency == "plan"]
+    (item,) = plan_items(feature)
     assert item.startswith("Try the SQL `FILTER` clause in tool-sql: the change adds"), item
 
 
@@ -264,11 +294,17 @@ def test_single_counts_share_a_sentence_with_one_one_and_articles_after() -> Non
         change("Bump ruff-like-lib from 1.0.0 to 1.0.1", "requirements.txt", n=4),
     ]
     told = " ".join(s.text for s in compose(day, config=config(), window=DAY).body)
-    assert re.search(r"tool makes a documentation change \[\d\] and updates a dependency \[\d\]", told), told
+    assert re.search(
+        r"tool makes a documentation change \[\d\] and updates a dependency \[\d\]", told
+    ), told
     assert "It makes one" not in told and "It updates one" not in told
 
 
 def test_a_cut_never_ends_on_a_word_that_opens_a_clause() -> None:
-    cut = shorten("fixes a parser crash when a nested code block appears inside a list", max_words=4)
+    cut = shorten(
+        "fixes a parser crash when a nested code block appears inside a list", max_words=4
+    )
     assert cut == "fixes a parser crash"
-    assert shorten("drops the cache that a stale worker holds open", max_words=4) == "drops the cache"
+    assert (
+        shorten("drops the cache that a stale worker holds open", max_words=4) == "drops the cache"
+    )

@@ -15,6 +15,7 @@ from functools import cache
 import pytest
 
 from digest.check.proofread import proofread_sentences
+from digest.compose import compose
 from digest.compose.layout import (
     BACK_OUTS,
     BREAKING,
@@ -26,7 +27,6 @@ from digest.compose.layout import (
     SECURITY,
 )
 from digest.compose.phrases import names_a_place, place_phrase, topic_of
-from digest.compose import compose
 from digest.config import PACKAGE_FOLDERS, WireConfig, topic_key
 from digest.model import Activity, Story, Window
 from digest.reading.classify import classify

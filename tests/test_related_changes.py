@@ -135,3 +135,18 @@ def test_a_unit_of_changes_of_other_shapes_says_or_counts_each_not_one_name_for_
     assert "with one more related change" in said, said
     # The lead's citation stands beside its own words, before the others are said.
     assert said.index("postcss") < said.index(lead.activity.sha) < said.index("fastify"), said
+
+
+def test_slots_after_a_preposition_each_keep_it_and_the_noun_counts_them() -> None:
+    two = [change("Fix dead link to Rust source", 0), change("Fix dead link to the API docs", 1)]
+    links = merged_predicate(
+        ["fixes the dead link to Rust source", "fixes the dead link to `codegen` docs"], two
+    )
+    # pydantic's "fixes the dead link to Rust source [2] and `…` docs [3]" read as one link.
+    assert _read(links, two) == "fixes the dead links to Rust source [1] and to `codegen` docs [2]"
+
+
+def test_a_slot_never_splits_a_code_span() -> None:
+    # numpy's "`inexact [7] and `floating [8] | object_`".
+    texts = ["adds typing for `inexact | object_`", "adds typing for `floating | object_`"]
+    assert merged_predicate(texts, [change("a", 0), change("b", 1)]) is None

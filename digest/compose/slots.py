@@ -15,7 +15,13 @@ from digest.compose.phrases import event_predicate
 from digest.config import topic_key
 from digest.english.numbers import count_word, join_words
 from digest.english.similarity import slots
-from digest.english.words import inflect, is_identifier, noun_lemma, parts_of_speech
+from digest.english.words import (
+    PREPOSITIONS,
+    inflect,
+    is_identifier,
+    noun_lemma,
+    parts_of_speech,
+)
 from digest.model import Activity
 from digest.reading.event import Event
 from digest.select import Unit, same_change
@@ -35,10 +41,17 @@ def merged_predicate(
     if found is None:
         return None
     prefix, suffix, spans = found
+    if any(" ".join(span).count("`") % 2 for span in spans):
+        return None  # a slot that splits a code span: "`inexact [7] and `floating [8] | x`"
     first = predicates[0].split()
     told = [f"{' '.join(span)} {cite(a)}" for span, a in zip(spans, activities, strict=True)]
     tail = first[len(first) - suffix :] if suffix else []
     head = first[:prefix]
+    if not tail and "the" in head[1:-2] and head[-1].lower() in PREPOSITIONS:
+        # "fixes the dead link to A [1] and B [2]" reads as one link to both: "the dead
+        # links to A [1] and to B [2]" ("adds a test for A [1] and B [2]" is one each).
+        told = [told[0], *(f"{head[-1]} {t}" for t in told[1:])]
+        head = [*head[:-2], _plural(head[-2]), head[-1]]
     if tail and topic_key(_plural(tail[-1])) not in reserved:
         tail = [*tail[:-1], _plural(tail[-1])]
         if head[-1].lower() in ("a", "an"):
