@@ -235,6 +235,30 @@ def test_counts_by_area_name_a_plain_word_folder_as_a_common_noun() -> None:
     assert "Compiler" not in counted
 
 
+def test_one_of_a_collection_is_the_subject_not_a_trailing_place() -> None:
+    # astro's "astro keeps … in svelte" and "… in Cloudflare" for integrations' changes.
+    integrations = [
+        ("fix(cloudflare): handle OOM on Vite 8 builds", "cloudflare/src/index.ts"),
+        ("fix(svelte): keep props reactive on hydration", "svelte/src/client.ts"),
+        ("fix: stream large responses", "node/src/serve.ts"),
+    ]
+    core = [
+        ("feat: add a `redirects` option to routing", "packages/foo/src/core/routing/x.ts"),
+        ("fix: validate X-Forwarded-Host", "packages/foo/src/core/app/node.ts"),
+        ("fix: keep the dev toolbar open across reloads", "packages/foo/src/toolbar/x.ts"),
+    ]
+    work = [
+        change(f"packages/integrations/{path}", title=title, n=n)
+        for n, (title, path) in enumerate(integrations)
+    ] + [change(path, title=title, n=n + 10) for n, (title, path) in enumerate(core)]
+    since = datetime(2026, 6, 1, tzinfo=UTC)
+    story = compose(work, config=BARE, window=Window(since=since, until=since + timedelta(7)))
+    body = " ".join(s.text for s in story.body)
+    assert "foo's svelte integration keeps props reactive on hydration [" in body, body
+    assert re.search(r"foo's [Cc]loudflare integration handles OOM", body), body
+    assert not re.search(r" in ([Ss]velte|[Cc]loudflare|[Nn]ode) \[", body), body
+
+
 # ---------------------------------------------------------------- the proofread
 
 

@@ -20,6 +20,7 @@ from digest.check.proofread_rules import CONNECTIVES
 from digest.compose.citations import MARKER, cite
 from digest.compose.phrases import (
     area_of,
+    collection_of,
     event_predicate,
     is_backend_area,
     is_package,
@@ -218,6 +219,15 @@ def unit_sentence(
         subject, area = (area if package else name), None
     if area and is_backend_area(event, area):
         subject, area = f"{name}'s {area} backend", None
+    elif (
+        area
+        and area not in (unit.dominant_topic, known_topic)
+        and event.project.topic_for_key(topic_key(area)) is None
+        and (kind := collection_of(area, event))
+    ):
+        # One of a collection is the subject, not a place: "astro's svelte integration
+        # keeps props reactive", not "astro keeps props reactive … in svelte".
+        subject, area = f"{name}'s {area} {kind}", None
     elif event.product is not None:
         # A change to a product that lives in the repository is the product's news: "ty
         # respects `rules` …", not "ruff respects `rules` … in ty".

@@ -175,6 +175,20 @@ def _one_of_many(path: str, key: str, *, top: bool = False) -> bool:
     )
 
 
+def collection_of(area: str, event: Event) -> str | None:
+    """The kind of part `area` is when its folder is one of a collection named in the
+    plural ("packages/integrations/svelte/" → "integration"), for "astro's svelte
+    integration"; None when no file of the change lies in such a folder."""
+    key = topic_key(area)
+    for f in event.activity.files:
+        parts = f.path.split("/")[:-1]
+        for parent, part in pairwise(parts):
+            plural = parent.endswith("s") and not parent.endswith("ss")
+            if topic_key(part) == key and len(parent) > 3 and parent.isalpha() and plural:
+                return parent[:-1].lower()
+    return None
+
+
 def is_package(area: str, event: Event) -> bool:
     """True when `area` is a package of the repository that the change touches: a folder at
     the top of the tree or one of a collection (`_one_of_many`)."""

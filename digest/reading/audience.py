@@ -34,7 +34,9 @@ from digest.reading.topics import is_ci_path, is_doc_path, is_test_path
 # ---------------------------------------------------------------- internal
 
 # Conventional types and upper-case prefixes of work users never run or see.
-_INTERNAL_KINDS = frozenset({"test", "tests", "tst", "ci", "bench", "benchmark", "benchmarks"})
+_INTERNAL_KINDS = frozenset(
+    {"test", "tests", "testing", "tst", "ci", "bench", "benchmark", "benchmarks"}
+)
 # A title about the test suite itself: "Fix Cadence test failures", "Skip flaky test_x",
 # "Fully resolve remaining leaks in database tests".
 _ABOUT_TESTS = re.compile(
@@ -96,9 +98,12 @@ def in_folders(path: str, folders: frozenset[str]) -> bool:
 
 
 def is_internal_path(path: str, project: Project) -> bool:
-    """True for a path users never run: tests, CI, or one of the project's internal folders."""
+    """True for a path users never run: tests, CI, a hidden file or folder at the top of
+    the tree (an editor's, a bot's or a hook's settings: `.vscode/`, `.husky/`), or one of
+    the project's internal folders."""
     folders = _internal_keys(project)
-    return is_test_path(path) or is_ci_path(path) or in_folders(path, folders)
+    hidden = path.startswith(".")
+    return hidden or is_test_path(path) or is_ci_path(path) or in_folders(path, folders)
 
 
 def is_internal_folder(name: str, project: Project) -> bool:
