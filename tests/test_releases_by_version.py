@@ -355,6 +355,34 @@ def test_a_release_carries_only_its_own_products_changes_that_landed_before_it()
     assert shipped[vite.sha] == {vite_fix.title}
 
 
+def test_a_release_that_consumes_changesets_carries_the_changes_that_added_them() -> None:
+    astro = "withastro/astro"
+
+    def with_changeset(title: str, name: str, status: str, n: int) -> Activity:
+        made = change(astro, title, "packages/astro/src/core/x.ts", n=n)
+        entry = FileChange(path=f".changeset/{name}.md", status=status, additions=3)
+        return made.model_copy(update={"files": (*made.files, entry)})
+
+    fix = with_changeset("fix: escape slot names", "escape-slot-names", "A", 1)
+    feature = with_changeset("feat: add a markdown processor API", "markdown-api", "A", 2)
+    unnoted = change(astro, "fix: keep the toolbar open", "packages/astro/src/t.ts", n=3)
+    release = change(astro, "[ci] release (#100)", "packages/astro/CHANGELOG.md", n=4)
+    release = release.model_copy(
+        update={
+            "files": (
+                *release.files,
+                FileChange(path=".changeset/escape-slot-names.md", status="D", deletions=3),
+            )
+        }
+    )
+    events = classify([fix, feature, unnoted, release], config(astro))
+    shipped = {sha: {e.activity.title for e in found} for sha, found in carried(events).items()}
+    # astro's #16885 carried two changesets, yet a story credited it with a feature of the
+    # same days whose changeset waited for a later release. A change that wrote none is
+    # shipped all the same: the release publishes the tree it landed in.
+    assert shipped[release.sha] == {fix.title, unnoted.title}
+
+
 def test_a_release_names_whose_change_it_ships_beside_another_products_release() -> None:
     days = [
         s

@@ -311,7 +311,40 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
             continue
         for key in _products_of(event, folders):
             since.setdefault(key, {})[id(event)] = event
-    return result
+    return {sha: _by_changesets(sha, found, events) for sha, found in result.items()}
+
+
+_CHANGESET_FOLDER = ".changeset/"
+
+
+def _changeset_files(activity: Activity, status: str) -> set[str]:
+    """The release-note entries (`.changeset/*.md`) `activity` adds ("A") or deletes ("D")."""
+    return {
+        f.path
+        for f in activity.files
+        if f.status == status and f.path.startswith(_CHANGESET_FOLDER) and f.path.endswith(".md")
+    }
+
+
+def _by_changesets(sha: str, found: list[Event], events: Sequence[Event]) -> list[Event]:
+    """What a release that consumes changesets (deletes the `.changeset/*.md` its changes
+    added) carries: the changes whose changesets it consumes, and of those `shipped` found
+    by product and date, the ones that wrote no changeset. A change whose changeset it
+    leaves is some later release's news, whatever the dates say."""
+    release = next(e for e in events if e.activity.sha == sha)
+    consumed = _changeset_files(release.activity, "D")
+    if not consumed:
+        return found
+    at = release.activity.landed_at
+    noted = {
+        id(e): e
+        for e in events
+        if e.release is None
+        and e.activity.landed_at <= at
+        and _changeset_files(e.activity, "A") & consumed
+    }
+    unnoted = {id(e): e for e in found if not _changeset_files(e.activity, "A")}
+    return sorted({**unnoted, **noted}.values(), key=lambda e: e.activity.landed_at)
 
 
 def product_of(change: Event, releases: Sequence[Event]) -> str | None:
