@@ -102,6 +102,10 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "This is part of the implementation of the proposal for faster queries.",
         "Temporary debug commit to surface what the deploy service is returning now.",
         "The rest of the change follows from the example below and the new flag:",
+        # what the tests show, and a sentence that leans on the one before it
+        "This makes the test intent misleading when debugging failures of the renderer.",
+        "In the reproduction this happens because two components render after a block.",
+        "As a result production builds could leave the eager state not working correctly.",
     ],
 )
 def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:

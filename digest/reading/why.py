@@ -173,7 +173,14 @@ _NOT_A_REASON = re.compile(
     r"|\bWIP\b|\bwork\s+in\s+progress\b|^\s*(note|nb|n\.b\.|todo|fixme)\b\s*:"
     r"|\b(flagged|raised|requested|suggested|found|noted|pointed\s+out)\s+(in|by|during)\s+"
     r"(the\s+)?(pr\s+|code\s+)?(review|reviewers?)\b"
-    r"|\b(review|reviewer)\s+(feedback|comments?|findings|suggestions|nits?)\b",
+    r"|\b(review|reviewer)\s+(feedback|comments?|findings|suggestions|nits?)\b"
+    # what the change's tests or reproduction show, not what users get: "This makes the
+    # test intent misleading", "In the reproduction this happens because …"
+    r"|\b(tests?|testing|reproduction|repro)\b"
+    # a sentence that leans on the one before it, quoted alone: "As a result production
+    # build could …", "This means …", "Therefore …"
+    r"|^\s*(as\s+a\s+result|this\s+means|that\s+means|therefore|thus|hence|in\s+that\s+case"
+    r"|in\s+this\s+case|because\s+of\s+this|due\s+to\s+this)\b",
     re.I,
 )
 
