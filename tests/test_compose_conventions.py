@@ -178,6 +178,27 @@ def test_a_crate_or_package_folder_is_no_place_in_a_sentence() -> None:
     assert re.search(r"(^|\. )(py-)?polars-[a-z]+ [a-z]+s ", body), body
 
 
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        # the imperative "error", as "warn on X": the change adds the error
+        ("error on invalid bind targets", "raises an error on invalid bind targets"),
+        (
+            "error at compile time on duplicate tag definitions",
+            "raises an error at compile time on duplicate tag definitions",
+        ),
+        # "error when X" may name the bug as well: no guess
+        ("error when loading an empty config", "fixes error when loading an empty config"),
+        # the title's own "fixes" is ours to say
+        ("`{#await}` and async dependencies fixes", "fixes `{#await}` and async dependencies"),
+    ],
+)
+def test_a_fix_titled_error_on_adds_the_error_and_says_fixes_once(
+    title: str, expected: str
+) -> None:
+    assert clause(title, kind="fix") == expected
+
+
 def test_a_fix_titled_by_its_bug_is_fixed_and_an_upgrade_names_one_version() -> None:
     assert clause("lazy props reactivity", kind="fix") == "fixes lazy props reactivity"
     vite = tuple(ReplaySource(ACTIVITY / "vitejs-vite-2026-q2.jsonl").read_all())

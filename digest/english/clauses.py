@@ -61,6 +61,12 @@ from digest.english.words import (
     verb_lemma,
 )
 
+# A fix titled by the error it makes the code raise: "error on X", "error at compile time
+# on X" ("error when X" may as well name the bug, and is left to the rules below).
+_ERROR_ON = re.compile(
+    r"^error\s+((at\s+(compile|build)\s+time|at\s+runtime|early)\s+)?(?=(on|for|if)\s)", re.I
+)
+
 
 @lru_cache(maxsize=8192)
 def clause(subject: str, *, verb: str | None = None, kind: str | None = None) -> str:
@@ -78,7 +84,13 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     text = re.sub(r"\s(?:-+>|→|=>)\s", " to ", text)
     if "; " in text:
         return _listed(text, verb, kind)
+    if kind == "fix" and not verb and _ERROR_ON.match(text):
+        # "fix: error at compile time on duplicate tags": the imperative "error", as in
+        # "warn on X"; the change adds the error, which "fixes error …" would invert.
+        return join("raises an error", text.split(" ", 1)[1])
     words = text.split(" ") if text else []
+    if kind == "fix" and not verb and len(words) > 2 and words[-1].lower() in ("fix", "fixes"):
+        words = words[:-1]  # "`{#await}` and async dependencies fixes": the fixes are ours
     # "Issues with X" names the trouble; after a verb ("raise" of "raise error when X"),
     # the trouble is the verb's object
     if (kind == "fix" and not verb and names_trouble(text)) or (kind == "deprecation" and not verb):
