@@ -620,3 +620,12 @@ def test_a_security_item_asks_for_the_latest_stable_release_that_ships_the_fixes
     )
     [item] = [i for i in told.action_items if "security" in i.text]
     assert item.text.startswith("Upgrade vite to 8.0.16 or later: it ships two security fixes")
+
+
+def test_a_release_names_the_fix_it_ships_without_saying_fix_twice() -> None:
+    polars = tuple(ReplaySource(ACTIVITY / "pola-rs-polars-2026-q2.jsonl").read_all())
+    day = Window(since=datetime(2026, 6, 29, tzinfo=UTC), until=datetime(2026, 6, 30, tzinfo=UTC))
+    text = _text(compose(polars, config=example_config(), window=day))
+    # "Polars 1.42.1 is out [1], with a fix that fixes a panic on scan_parquet …"
+    assert "a fix that fixes" not in text
+    assert re.search(r"1\.42\.1 is out \[1\], with a change that fixes a panic", text), text

@@ -325,8 +325,15 @@ def test_removing_something_deprecated_breaks_only_when_it_is_an_api(
         (
             "Deprecate `Model.dict()` in favour of `model_dump()`",
             "",
-            "Plan to stop using `Model.dict()` in favour of `model_dump()`, which widgets "
-            "deprecates [1]",
+            "Plan to stop using `Model.dict()`, which widgets deprecates; use `model_dump()` "
+            "instead [1]",
+        ),
+        (
+            # polars' "…, replace with new `how=…`" read "…, replaces with new `how=…`"
+            "depr(python): Deprecate `strict` parameter of `concat`, replace with new `how='x'`",
+            "",
+            "Plan to stop using the `strict` parameter of `concat`, which widgets deprecates; use "
+            "`how='x'` instead [1]",
         ),
         (
             # a successor only a quoted upstream note names is not the project's word

@@ -134,6 +134,8 @@ def semicolon_list(sentence: str) -> Iterable[str]:
     if len(parts) < 2:
         return
     opener = parts[1].split(" ", 1)[0].strip(",")
+    if len(parts) == 2 and re.match(r"use\s.*\binstead\b", parts[1]):
+        return  # an item's advice: "Plan to stop using X, which P deprecates; use Y instead"
     if len(parts) > 2 or (opener.islower() and verb_form(opener) in ("VB", "VBZ", "VBD")):
         yield ";".join(part[-20:] if i == 0 else part[:20] for i, part in enumerate(parts[:2]))
 
@@ -197,12 +199,7 @@ def wrong_article(tokens: Sequence[Token], pairs: frozenset[tuple[str, str]]) ->
                 yield f"{token.text} {following.text}"
 
 
-_FUNCTION_ENDINGS = (
-    PREPOSITIONS
-    | CONJUNCTIONS
-    | DETERMINERS
-    | AUXILIARIES
-)
+_FUNCTION_ENDINGS = PREPOSITIONS | CONJUNCTIONS | DETERMINERS | AUXILIARIES
 
 
 def cut_ending(tokens: Sequence[Token]) -> Iterable[str]:

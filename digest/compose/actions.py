@@ -207,13 +207,21 @@ def deprecation_item(unit: Unit, *, name: str) -> str | None:
     if verb != "deprecates" or not what:
         return f"Plan for what {name} deprecates: the change {predicate} {marker}"
     instead = ""
-    if not _NAMES_SUCCESSOR.search(what) and (successor := _successor(event)):
+    favoured = _IN_FAVOUR.search(what)
+    if favoured:
+        # "the `strict` parameter in favour of a new `how=…`": what to stop using, and
+        # what to use, each in its place
+        what, instead = what[: favoured.start()], f"; use {favoured['successor']} instead"
+    elif not _NAMES_SUCCESSOR.search(what) and (successor := _successor(event)):
         instead = f"; use {successor} instead"
     return f"Plan to stop using {what}, which {name} deprecates{instead} {marker}"
 
 
 # "in favour of `Y`", "use `Y` instead": where a deprecation names its successor.
 _NAMES_SUCCESSOR = re.compile(r"\b(in favou?r of|instead|replaced by)\b", re.I)
+_IN_FAVOUR = re.compile(
+    r",?\s+in favou?r of\s+(?:an?\s+new\s+|the\s+new\s+)?(?P<successor>`[^`\n]+`)$"
+)
 _SUCCESSOR = re.compile(
     r"\b(?:in favou?r of|replaced by|use|prefer|switch to|migrate to)\s+(`[^`\n]{1,60}`)", re.I
 )

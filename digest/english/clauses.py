@@ -68,6 +68,12 @@ _ERROR_ON = re.compile(
 )
 
 
+# ", replaced with new `Y`", ", superseded by `Y`": what replaces what the title names
+_REPLACED_WITH = re.compile(
+    r",?\s+(?:replaced?|superseded?)\s+(?:with|by)\s+(?:the\s+)?(new\s+)?", re.I
+)
+
+
 @lru_cache(maxsize=8192)
 def clause(subject: str, *, verb: str | None = None, kind: str | None = None) -> str:
     """The clause for "<Project> <clause>" from a normalized title, starting with a verb.
@@ -82,6 +88,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     text = re.sub(r"\s+", " ", subject).strip().rstrip(".").strip()
     # "Rename `A` -> `B`", "Bump X 1.2 → 1.3": an arrow says "to"
     text = re.sub(r"\s(?:-+>|→|=>)\s", " to ", text)
+    # "Deprecate X, replaced with new `Y`": a participle with no subject once conjugated
+    text = _REPLACED_WITH.sub(lambda m: " in favour of " + ("a new " if m[1] else ""), text)
     if "; " in text:
         return _listed(text, verb, kind)
     if kind == "fix" and not verb and _ERROR_ON.match(text):
