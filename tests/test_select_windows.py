@@ -391,6 +391,19 @@ def test_a_package_updated_twice_is_counted_as_two_updates_not_two_dependencies(
     assert story.checks is not None and story.checks.problems == ()
 
 
+def test_one_change_that_updates_two_packages_updates_two_dependencies() -> None:
+    # pydantic's day of five bumps, one of them "Bump CodSpeedHQ/action from 4.12.1 to
+    # 4.14.0, pytest-codspeed from 4.2.0 to 4.5.0", read "makes six dependency updates".
+    bumps = [
+        change(n, f"Bump lib{n} from 1.{n}.0 to 1.{n}.1", author="dependabot[bot]")
+        for n in range(1, 5)
+    ]
+    pair = change(5, "Bump liba from 4.1.0 to 4.2.0, libb from 2.0 to 2.1", author="dependabot[bot]")
+    story = day_with_news([*bumps, pair])
+    text = " ".join(s.text for s in story.body)
+    assert "updates six dependencies" in text, text
+
+
 def test_a_day_of_six_changes_is_no_quiet_day_though_only_three_are_news() -> None:
     bumps = [change(n, f"Bump lib{n} from 2.{n}.0 to 2.{n}.1") for n in (1, 2, 3)]
     news = [

@@ -137,8 +137,9 @@ def bump_clause(bumps: Sequence[Event]) -> str:
     named = [name for name in secured if name]
     noun = f"{count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
     verb = "updates"
-    if all(packages) and len(set(packages)) < count:
-        # One package updated twice is two updates of one dependency: the count is of updates.
+    if all(packages) and len(set(packages)) < len(packages):
+        # One package updated twice is two updates of one dependency: the count is of
+        # updates. (One change that updates two packages is two dependencies.)
         verb, noun = "makes", f"{count_word(count)} dependency updates"
     if not secured:
         return f"{verb} {noun}"
