@@ -54,6 +54,13 @@ class _Verb:
     end: int
 
 
+# Verbs whose "for" is their own, never a noun's: "account for proxied instances", "wait
+# for pending effects" (where "Support for X" is a noun phrase).
+_VERBS_FOR = frozenset(
+    "account wait allow compensate prepare listen watch search look ask opt".split()
+)
+
+
 def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | None:
     """The verb that `words[at]` starts, if the word reads as one there.
 
@@ -97,7 +104,7 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
         return None  # a participle opens a noun phrase: "Broken links in the README"
     after = bare(words[at + 2]).lower() if at + 2 < len(words) else ""
     if "NOUN" in pos and form in ("VB", "VBZ"):
-        if following in ("for", "of"):
+        if following in ("for", "of") and not (following == "for" and lowered in _VERBS_FOR):
             return None  # "Support for X", "Fixes for Y": a noun phrase
         aspect = lemma in _ASPECT_VERBS  # "stop relying on X": a verb before its gerund
         if following in ("+", "&") or (
