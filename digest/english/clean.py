@@ -65,7 +65,11 @@ def given_verb(title: str) -> bool:
     if ambiguous and (_is_noun(following) or following.lower() == "to"):
         return False
     if verb_form(word) == "VBG" and not _opens_object(following):
-        return False  # "Descending sorts": a gerund of no verb of change is an adjective
+        # "Descending sorts": a gerund of no verb of change is an adjective, and "Caching
+        # layer" a compound noun; "Supporting numeric IDs" is a title in the progressive,
+        # of a verb titles open with, before a modifier of its object
+        modifier = "ADJ" in parts_of_speech(bare(following).lower())
+        return lemma is not None and lemma in TITLE_VERBS and modifier
     if verb_form(word) == "VBD":
         lowered = bare(following).lower()
         # "Encoded URLs", "Advanced Routing": a participle before an acronym or a Title

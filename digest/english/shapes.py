@@ -41,6 +41,7 @@ from digest.english.words import (
     third_person_of,
     verb_form,
     verb_lemma,
+    words,
 )
 
 # Words that open an object and nothing else: a noun before one is a verb ("Vendor the X").
@@ -56,9 +57,7 @@ class _Verb:
 
 # Verbs whose "for" is their own, never a noun's: "account for proxied instances", "wait
 # for pending effects" (where "Support for X" is a noun phrase).
-_VERBS_FOR = frozenset(
-    "account wait allow compensate prepare listen watch search look ask opt".split()
-)
+_VERBS_FOR = words("account wait allow compensate prepare listen watch search look ask opt")
 
 
 def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | None:
