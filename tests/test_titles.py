@@ -68,6 +68,20 @@ def test_conventional_commit_kind_scope_and_breaking_marker() -> None:
     assert split_title("revert: feat: add X").subject == "Revert feat: add X"
 
 
+def test_a_branch_name_for_a_title_gives_its_kind_and_no_area() -> None:
+    # astro's "astro adds Fix/16633 noimagemetadata for svg …"
+    parts = split_title("Fix/16633 noimagemetadata for svg with zero height")
+    assert (parts.kind, parts.subject, parts.tags) == (
+        "fix",
+        "noimagemetadata for svg with zero height",
+        (),
+    )
+    parts = split_title("feat/content-layer: add numeric ids")
+    assert (parts.kind, parts.subject, parts.tags) == ("feat", "add numeric ids", ())
+    # A path in a title's words is no branch name.
+    assert split_title("Handle fix/feat folders").subject == "Handle fix/feat folders"
+
+
 def test_a_hostile_run_of_pr_numbers_is_taken_off_whole() -> None:
     parts = split_title("Add X" + " (#7)" * 3000)
     assert (parts.subject, parts.number) == ("Add X", 7)

@@ -42,6 +42,12 @@ _CONVENTIONAL = re.compile(
     r"(?:\((?P<scope>[^)]{1,40})\))?(?P<bang>!)?\s*:\s+",
     re.I,
 )
+# A branch's name for a title: "Fix/16633 noimagemetadata for svg", "feat/content-layer:
+# add numeric ids". Its type says the kind; the rest of its name is no area.
+_BRANCH_NAME = re.compile(
+    r"^(?P<kind>feat|feature|fix|bugfix|hotfix|chore|docs?|refactor|perf)/[\w.-]+(?::\s*|\s+)",
+    re.I,
+)
 # Conventional types spelled more than one way, under one name.
 _CONVENTIONAL_KINDS = {
     "depr": "deprecation",
@@ -167,6 +173,9 @@ def split_title(title: str) -> TitleParts:
                     tags.append(tag)
             text = text[match.end() :]
         elif match := _MARKER.match(text):
+            text = text[match.end() :]
+        elif match := _BRANCH_NAME.match(text):
+            kind = kind or match.group("kind").lower()
             text = text[match.end() :]
         elif match := _CONVENTIONAL.match(text):
             kind = kind or _CONVENTIONAL_KINDS.get(
