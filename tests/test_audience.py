@@ -159,6 +159,19 @@ def test_an_internal_back_out_is_counted_not_watched() -> None:
     assert user.must_act and user.urgency == "monitor"
 
 
+def test_backing_out_ci_work_is_ci_work_whatever_else_it_touches() -> None:
+    # astro's back-out of a preview-release workflow change got a [monitor] item: it also
+    # touched the root manifest's scripts.
+    files = (".github/workflows/preview.yml", "package.json")
+    original = change("ci: preview release in a single job", *files)
+    revert = change('Revert "preview release in a single job"', *files)
+    revert = revert.model_copy(update={"sha": "b" * 40, "number": 2})
+    assert not classify_one(revert, USERS).internal  # alone, its files say users see it
+    events = classify([original, revert], WireConfig(projects=(USERS,)))
+    (told,) = [e for e in events if e.kind == "revert"]
+    assert told.internal and told.urgency is None
+
+
 def test_a_back_out_relanded_in_the_window_is_told_as_such() -> None:
     activities = [
         change("Add widget cache", "src/cache.py", n=0),
@@ -468,7 +481,11 @@ def test_a_document_that_writes_up_a_release_is_its_notes_and_one_on_who_runs_it
 
 
 def test_a_docs_change_that_names_versions_is_no_update_but_a_docs_bump_is() -> None:
-    prose = classify_one(change("docs: update tox python from 3.9 to 3.12", "doc/dev/env.rst"), USERS)
+    prose = classify_one(
+        change("docs: update tox python from 3.9 to 3.12", "doc/dev/env.rst"), USERS
+    )
     assert (prose.kind, prose.bump) == ("docs", None)
-    pinned = classify_one(change("docs: bump sphinx from 7.1 to 7.2", "docs/requirements.txt"), USERS)
+    pinned = classify_one(
+        change("docs: bump sphinx from 7.1 to 7.2", "docs/requirements.txt"), USERS
+    )
     assert pinned.kind == "bump" and pinned.bump is not None

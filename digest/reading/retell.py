@@ -36,6 +36,7 @@ def link_reverts(events: list[Event]) -> list[Event]:
     by_number = {(e.repo, e.activity.number): e for e in events if e.activity.number}
     absorbed: set[str] = set()
     linked: dict[str, tuple[Activity, ...]] = {}
+    internal: set[str] = set()
     for event in events:
         if event.reverts_title is None:
             continue
@@ -44,6 +45,10 @@ def link_reverts(events: list[Event]) -> list[Event]:
         if original is not None and original is not event and original.kind not in ("revert",):
             absorbed.add(original.activity.sha)
             linked[event.activity.sha] = (original.activity,)
+            if original.internal:
+                # Undoing CI or tooling work is such work too, whatever files the back-out
+                # touches on the way (a root manifest's scripts).
+                internal.add(event.activity.sha)
     releases = [e.activity for e in events if e.release is not None]
     result = []
     for event in events:
@@ -53,7 +58,12 @@ def link_reverts(events: list[Event]) -> list[Event]:
             undone = linked[event.activity.sha][0]
             shipped = any(_between(r, undone, event.activity) for r in releases)
             withdrawn = event.kind == "revert" and not shipped
-            event = replace(event, linked=linked[event.activity.sha], withdrawn=withdrawn)
+            event = replace(
+                event,
+                linked=linked[event.activity.sha],
+                withdrawn=withdrawn,
+                internal=event.internal or event.activity.sha in internal,
+            )
         result.append(event)
     return result
 
