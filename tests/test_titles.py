@@ -76,8 +76,6 @@ def test_a_branch_name_for_a_title_gives_its_kind_and_no_area() -> None:
         "noimagemetadata for svg with zero height",
         (),
     )
-    parts = split_title("feat/content-layer: add numeric ids")
-    assert (parts.kind, parts.subject, parts.tags) == ("feat", "add numeric ids", ())
     # A path in a title's words is no branch name.
     assert split_title("Handle fix/feat folders").subject == "Handle fix/feat folders"
 

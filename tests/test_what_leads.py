@@ -264,6 +264,22 @@ def test_of_several_security_fixes_the_one_naming_its_flaw_is_told_first() -> No
 # ---------------------------------------------------------------- nothing users see
 
 
+def test_a_quiet_day_of_two_or_three_changes_says_two_of_them() -> None:
+    # "… besides one internal change, two changes landed, the most notable of which kept …"
+    fixes = [
+        change("Keep resolved build options as a getter", ("src/widgets/build.py", 20), n=1),
+        change("Warn on a deprecated `envFile`", ("src/widgets/env.py", 12), n=2),
+    ]
+    story = story_of(*fixes)
+    assert story.lede.startswith("A quiet day for Widgets, which "), story.lede
+    assert "keeps resolved build options as a getter" in story.lede, story.lede
+    assert "warns on a deprecated `envFile`" in story.lede, story.lede
+    assert "the most notable" not in story.lede
+    third = change("Fix a crash on empty input", ("src/widgets/parse.py", 5), n=3)
+    assert story_of(*fixes, third).lede.endswith("; one more change landed as well.")
+    assert story.checks is not None and story.checks.problems == ()
+
+
 def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
     """Four changes make no quiet day by count, but none of them reaches a user: the lede
     says that before it names the most notable, rather than reading as a day of news."""

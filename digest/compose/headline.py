@@ -138,6 +138,14 @@ def write_lede(
             return f"A quiet {period} for {names}{on}, whose only change {lead}."
         if landed == 1:
             return f"A quiet {period} for {names}{on}: {besides}its only change {lead}."
+        units = picks[0].units
+        if len(picks) == 1 and len(units) >= 2 and commit_count(u.lead for u in units[:2]) == 2:
+            # Two or three changes: the first two said, not "the most notable of which".
+            said = _joined_phrases([_lede_phrase(u) for u in units[:2]])
+            rest = [f"{count_word(landed - 2)} more change"] if landed > 2 else []
+            rest += listed
+            tail = f"; {join_words(rest)} landed as well" if rest else ""
+            return f"A quiet {period} for {names}{on}, which {said}{tail}."
         return (
             f"A quiet {period} for {names}{on}: {besides}{count_word(landed)} changes landed, "
             f"the most notable of which {lead}."

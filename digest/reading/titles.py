@@ -42,10 +42,10 @@ _CONVENTIONAL = re.compile(
     r"(?:\((?P<scope>[^)]{1,40})\))?(?P<bang>!)?\s*:\s+",
     re.I,
 )
-# A branch's name for a title: "Fix/16633 noimagemetadata for svg", "feat/content-layer:
-# add numeric ids". Its type says the kind; the rest of its name is no area.
+# A branch's name for a title: "Fix/16633 noimagemetadata for svg". Its type says the kind;
+# the rest of its name is no area ("feat/ui: X", with a colon, is a type and its scope).
 _BRANCH_NAME = re.compile(
-    r"^(?P<kind>feat|feature|fix|bugfix|hotfix|chore|docs?|refactor|perf)/[\w.-]+(?::\s*|\s+)",
+    r"^(?P<kind>feat|feature|fix|bugfix|hotfix|chore|docs?|refactor|perf)/[\w.-]+\s+(?!\W)",
     re.I,
 )
 # Conventional types spelled more than one way, under one name.
