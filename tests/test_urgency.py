@@ -336,6 +336,13 @@ def test_removing_something_deprecated_breaks_only_when_it_is_an_api(
             "`how='x'` instead [1]",
         ),
         (
+            # pytest's "… `console_main()` for removal in pytest 10, which pytest deprecates"
+            "Deprecate `Grid.resize()` for removal in widgets 10",
+            "",
+            "Plan to stop using `Grid.resize()`, which widgets deprecates for removal in "
+            "widgets 10 [1]",
+        ),
+        (
             # a successor only a quoted upstream note names is not the project's word
             "DEP: deprecate `Grid.resize`",
             "> Use `Other.thing` instead.\n\nWe follow upstream.",
@@ -352,3 +359,21 @@ def test_a_deprecation_item_says_what_to_stop_using_and_what_to_use(
     story = compose([change(title, "src/widgets/grid.py", body=body)], config=config, window=window)
     plans = [a.text for a in story.action_items if a.urgency == "plan"]
     assert plans == [item]
+
+
+def test_every_deprecation_gets_its_item_and_new_support_one_a_project() -> None:
+    # pytest's weeks of two deprecations carried an item for the first only.
+    config = WireConfig(projects=(BARE,))
+    since = datetime(2026, 6, 1, tzinfo=UTC)
+    window = Window(since=since, until=since + timedelta(days=7))
+    why = "Lets users stream rows without holding the table in memory, for large exports."
+    work = [
+        change("Deprecate `Grid.resize`", "src/widgets/grid.py"),
+        change("Deprecate the `legacy` argument of `load`", "src/widgets/load.py"),
+        change("Add support for streaming exports", "src/widgets/x.py", body=why),
+        change("Add support for CSV imports", "src/widgets/y.py", body=why),
+    ]
+    story = compose(work, config=config, window=window)
+    plans = [a.text for a in story.action_items if a.urgency == "plan"]
+    assert sum(p.startswith("Plan to stop using") for p in plans) == 2, plans
+    assert sum(p.startswith("Try") for p in plans) <= 1, plans

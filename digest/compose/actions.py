@@ -206,7 +206,10 @@ def deprecation_item(unit: Unit, *, name: str) -> str | None:
     verb, _, what = predicate.partition(" ")
     if verb != "deprecates" or not what:
         return f"Plan for what {name} deprecates: the change {predicate} {marker}"
-    instead = ""
+    instead, when = "", ""
+    if removal := _FOR_REMOVAL.search(what):
+        # "`console_main()` for removal in pytest 10": when it goes is the deprecation's
+        what, when = what[: removal.start()], f" {removal.group(0).strip()}"
     favoured = _IN_FAVOUR.search(what)
     if favoured:
         # "the `strict` parameter in favour of a new `how=…`": what to stop using, and
@@ -214,10 +217,11 @@ def deprecation_item(unit: Unit, *, name: str) -> str | None:
         what, instead = what[: favoured.start()], f"; use {favoured['successor']} instead"
     elif not _NAMES_SUCCESSOR.search(what) and (successor := _successor(event)):
         instead = f"; use {successor} instead"
-    return f"Plan to stop using {what}, which {name} deprecates{instead} {marker}"
+    return f"Plan to stop using {what}, which {name} deprecates{when}{instead} {marker}"
 
 
 # "in favour of `Y`", "use `Y` instead": where a deprecation names its successor.
+_FOR_REMOVAL = re.compile(r"\s+(?:for removal|to be removed)\s+in\s+\S+(?:\s+\d[\w.]*)?$", re.I)
 _NAMES_SUCCESSOR = re.compile(r"\b(in favou?r of|instead|replaced by)\b", re.I)
 _IN_FAVOUR = re.compile(
     r",?\s+in favou?r of\s+(?:an?\s+new\s+|the\s+new\s+)?(?P<successor>`[^`\n]+`)$"
@@ -301,8 +305,9 @@ def capability_item(unit: Unit, *, name: str) -> str | None:
 def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]]]:
     """Which items a story carries, as (kind, project, its units, most significant first), in the
     order they are written: every [immediate] change, then at most `MAX_MONITOR_ITEMS`
-    topics of reverts and relands, most significant first, then [plan] items, at most
-    `MAX_ITEMS` besides the [immediate] ones."""
+    topics of reverts and relands, most significant first, then [plan] items (every
+    deprecation, then new support, one a project), at most `MAX_ITEMS` besides the
+    [immediate] ones."""
     immediate, watch, plans = [], [], []
     for pick in picks:
         planned: set[str] = set()
@@ -331,10 +336,12 @@ def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]
             elif event.must_act:
                 topics.setdefault(topic_of(event) or "", []).append(unit)
             elif event.urgency == "plan":
+                # Each deprecation asks its own move of a reader; new support, one a project.
                 what = "deprecation" if event.deprecation else "support"
-                if what not in planned:
+                if what == "deprecation" or what not in planned:
                     planned.add(what)
                     plans.append((what, pick, [unit]))
+        plans.sort(key=lambda item: item[0] != "deprecation")
         for units in topics.values():
             watch.append(("monitor", pick, sorted(units, key=lambda u: -u.score)))
     watch.sort(key=lambda item: -item[2][0].score)
