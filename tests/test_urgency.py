@@ -377,3 +377,22 @@ def test_every_deprecation_gets_its_item_and_new_support_one_a_project() -> None
     plans = [a.text for a in story.action_items if a.urgency == "plan"]
     assert sum(p.startswith("Plan to stop using") for p in plans) == 2, plans
     assert sum(p.startswith("Try") for p in plans) <= 1, plans
+
+
+@pytest.mark.parametrize(
+    ("fragment", "expected"),
+    [
+        ("changelog/1234.breaking.rst", "immediate"),
+        ("changelog/1234.removal.rst", "immediate"),
+        ("doc/release/upcoming_changes/1234.compatibility.rst", "immediate"),
+        ("doc/release/upcoming_changes/1234.expired.rst", "immediate"),
+        ("changelog/1234.deprecation.rst", "plan"),
+        ("newsfragments/1234.bugfix.md", None),
+        ("changelog/1234.feature.rst", None),
+    ],
+)
+def test_a_news_fragments_type_is_the_projects_own_label(fragment: str, expected: str) -> None:
+    # pytest's "remove holderobjseen check from parsefactories" came with a
+    # `changelog/14533.breaking.rst`, and was told as plain work.
+    title = "Drop the seen-holder check from the fixture parser"
+    assert urgency(change(title, "src/widgets/fixtures.py", fragment)) == expected

@@ -74,9 +74,27 @@ _REWORKED = re.compile(
 # will read of the change, whatever its title's type.
 _RELEASE_NOTE = re.compile(
     r"(^|/)\.changeset/(?!README)[^/]+\.md$"
-    r"|(^|/)(changelog|changelog\.d|changes|newsfragments|news)/[^/]+\.(rst|md|txt)$",
+    r"|(^|/)(changelog|changelog\.d|changes|upcoming_changes|newsfragments|news)/[^/]+\.(rst|md|txt)$",
     re.I,
 )
+# A news fragment's type, as towncrier names it: "changelog/14533.breaking.rst".
+_FRAGMENT_TYPE = re.compile(
+    r"(^|/)(changelog|changelog\.d|changes|upcoming_changes|newsfragments|news)/"
+    r"[^/]*?\.(?P<type>[a-z_]+)(\.\d+)?\.(rst|md|txt)$",
+    re.I,
+)
+
+
+def fragment_types(activity: Activity) -> frozenset[str]:
+    """The types of the news fragments the change adds ("breaking", "deprecation",
+    "bugfix"): how the project itself files the change for its release notes."""
+    return frozenset(
+        match["type"].lower()
+        for f in activity.files
+        if f.status != "D" and (match := _FRAGMENT_TYPE.search(f.path))
+    )
+
+
 # Running the project's own tests where they did not run: "Run RISC-V tests with multiple
 # RVV QEMU configurations", "Enable backend test suite + x86 CI". Where CI is the product
 # (a maintainers' project) where tests run is its news, so this reads only for users.

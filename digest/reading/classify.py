@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from digest.config import Project, WireConfig, topic_key
 from digest.english.clauses import split_kind_verb
 from digest.model import Activity
-from digest.reading.audience import housekeeping_of, is_internal, is_security_fix
+from digest.reading.audience import fragment_types, housekeeping_of, is_internal, is_security_fix
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event, Kind
 from digest.reading.releases import is_own_version_bump, release_of
@@ -26,7 +26,7 @@ from digest.reading.signals import (
     is_deprecation,
     is_new_support,
 )
-from digest.reading.title_tags import product_in_paths
+from digest.reading.title_tags import COMMIT_TYPES, product_in_paths
 from digest.reading.titles import split_title
 from digest.reading.topics import (
     TopicContext,
@@ -134,6 +134,13 @@ class Reading:
     tags: tuple[str, ...]
 
 
+# News fragment types of changes that break users' code or deprecate part of it: towncrier's
+# "breaking" and "removal" (pytest), numpy's "compatibility" and "expired" (deprecations
+# whose time is up), and "deprecation" in both.
+_BREAKING_FRAGMENTS = frozenset({"breaking", "removal", "compatibility", "incompatible", "expired"})
+_DEPRECATION_FRAGMENTS = frozenset(t for t in COMMIT_TYPES if t.startswith("deprecat"))
+
+
 def classify_one(
     activity: Activity,
     project: Project,
@@ -209,6 +216,8 @@ def read_change(activity: Activity, project: Project) -> Reading:
     # A revert or reland is watched ([monitor]), whatever the change it undoes was.
     undoes = kind in ("revert", "reland")
     code = kind not in ("docs", "test", "ci", "bump", "release")
+    # How the project files the change for its release notes, where it writes news fragments.
+    fragments = fragment_types(activity)
     # A release reaches users, whatever type its title gives it ("[ci] release", "ci: release").
     internal = kind != "release" and (
         is_internal(activity, project)
@@ -250,12 +259,17 @@ def read_change(activity: Activity, project: Project) -> Reading:
         and not internal
         and not cleanup
         and not (bump is not None and bump.by_bot)
-        and is_breaking(activity, subject, parts.tags, parts.breaking_marker, code=code),
+        and (
+            bool(fragments & _BREAKING_FRAGMENTS)
+            or is_breaking(activity, subject, parts.tags, parts.breaking_marker, code=code)
+        ),
         ci_gate=not undoes and is_ci_gate(activity, subject, body, ci_touch),
         deprecation=not undoes
         and not internal
-        and code
-        and is_deprecation(subject, body, parts.kind),
+        and (
+            bool(fragments & _DEPRECATION_FRAGMENTS)
+            or (code and is_deprecation(subject, body, parts.kind))
+        ),
         new_support=not undoes and kind == "feature" and is_new_support(subject),
         bump=bump if kind == "bump" else None,
         risk=risk.group(1).lower() if risk else None,
