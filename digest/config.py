@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
+import unicodedata
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -20,7 +21,10 @@ from digest.prose_settings import ProseSettings
 
 @lru_cache(maxsize=8192)
 def topic_key(name: str) -> str:
-    """The lookup key of a topic name: case, spaces and punctuation folded ("Cortex-M" → "cortexm")."""
+    """The lookup key of a topic name: case, accents, spaces and punctuation folded
+    ("Cortex-M" → "cortexm", "Sätteri" → "satteri", as its folder spells it)."""
+    if not name.isascii():
+        name = unicodedata.normalize("NFKD", name)
     return re.sub(r"[^a-z0-9]+", "", name.lower())
 
 

@@ -26,7 +26,7 @@ from digest.compose.layout import (
     RELEASES_AND_SECURITY,
     SECURITY,
 )
-from digest.compose.phrases import names_a_place, place_phrase, topic_of
+from digest.compose.phrases import area_of, names_a_place, place_phrase, topic_of
 from digest.config import PACKAGE_FOLDERS, WireConfig, topic_key
 from digest.model import Activity, Story, Window
 from digest.reading.classify import classify
@@ -257,6 +257,15 @@ def test_one_of_a_collection_is_the_subject_not_a_trailing_place() -> None:
     assert "foo's svelte integration keeps props reactive on hydration [" in body, body
     assert re.search(r"foo's [Cc]loudflare integration handles OOM", body), body
     assert not re.search(r" in ([Ss]velte|[Cc]loudflare|[Nn]ode) \[", body), body
+
+
+def test_a_place_the_title_names_with_its_accents_is_not_named_again() -> None:
+    # astro's "uses the Sätteri databag for data in satteri": the folder drops the accent.
+    (event,) = classify(
+        [change("packages/satteri/src/data.ts", title="Use the Sätteri databag for data")], BARE
+    )
+    assert area_of(event) is None
+    assert topic_key("Sätteri") == topic_key("satteri") == "satteri"
 
 
 # ---------------------------------------------------------------- the proofread
