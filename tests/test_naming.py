@@ -83,6 +83,10 @@ def test_a_name_or_a_tool_is_never_conjugated_as_a_verb() -> None:
     # verbs the lexicon lacks but English makes, and phrasal verbs, are verbs
     for verb in ("deduplicate", "precompute", "sympify", "re-enable", "clean up", "quantize"):
         assert knows_verb(verb), verb
+    # a typo for the name of the change's own folder is no verb: "netrifies image validation"
+    typo = change("fix: netrify image validation", "packages/netlify/src/image.ts")
+    assert not classify_one(typo, USERS).clean
+    assert classify_one(change("sympify the inputs", "sympy/core/x.py"), USERS).clean
 
 
 def test_a_round_of_review_is_internal_work() -> None:

@@ -101,7 +101,9 @@ class Event:
         if self.verb is None and first.isalpha() and first.islower() and not parts_of_speech(first):
             return False  # "upgade Go modules": a word no lexicon knows opens a noun phrase
         if self.verb is not None and not knows_verb(self.verb):
-            return False  # "Netrify X", "pre-commit autoupdate": no verb, whatever we'd conjugate
+            return False  # "pre-commit autoupdate": no verb, whatever we'd conjugate
+        if self.verb is not None and _misspells_a_name(self.verb, self.activity):
+            return False  # "netrify image validation" on netlify/: a typo, not a verb
         return is_clean(self.predicate)
 
     @property
@@ -114,3 +116,18 @@ def commit_count(events: Iterable[Event]) -> int:
     """How many commits `events` are: a back-out absorbs the change it undoes (`linked`),
     and a count says how many landed, so each counts with the ones it absorbed."""
     return sum(1 + len(event.linked) for event in events)
+
+
+def _misspells_a_name(verb: str, activity: Activity) -> bool:
+    """True when `verb`, a word no lexicon knows as one, is a folder's name of the change
+    with a letter or two swapped ("netrify" on `netlify/`): a typo for the name."""
+    word = verb.lower()
+    if parts_of_speech(word) or not word.isalpha():
+        return False
+    names = {part.lower() for f in activity.files for part in f.path.split("/")[:-1]}
+    return any(
+        len(name) == len(word)
+        and name != word
+        and sum(a != b for a, b in zip(name, word, strict=True)) <= 2
+        for name in names
+    )
