@@ -79,7 +79,9 @@ def given_verb(title: str) -> bool:
             lowered in DETERMINERS
             or lowered in PARTICLES
             or (is_identifier(following) and not acronym)
-            or (verb_form(following) == "VBG" and following.islower())
+            # "Added caching" is handled above, a verb of change; "Advanced routing",
+            # "Nested routing support": a participle before a gerund modifies it
+            or (verb_form(following) == "VBG" and following.islower() and lemma in TECH_VERBS)
         )
     return True
 
