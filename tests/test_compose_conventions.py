@@ -276,6 +276,17 @@ def test_an_item_that_quotes_what_the_body_quoted_is_left_out() -> None:
     assert said in item
 
 
+def test_the_first_sentence_under_a_heading_opens_with_no_connective() -> None:
+    # peft's week: "In brief / Separately, PEFT makes six documentation … changes."
+    work = [change("Improve type annotations in utility modules", "src/tool/utils.py", n=0)]
+    work += [change(f"Fix typo in guide page {i}", f"docs/page{i}.md", n=i) for i in range(1, 4)]
+    work += [change(f"TST Make test {i} pass", f"tests/test_{i}.py", n=10 + i) for i in range(1, 4)]
+    week = Window(since=DAY.since, until=DAY.since + timedelta(days=7))
+    story = compose(work, config=config(), window=week)
+    (brief,) = [s for s in story.sections if s.heading == "In brief"]
+    assert story.body[brief.start].text == "tool makes six documentation and internal changes."
+
+
 def test_a_cut_that_falls_inside_a_phrase_drops_the_phrase_whole() -> None:
     title = "Fully resolve remaining `ResourceWarning` leaks in database/iceberg tests"
     assert shorten(title, max_words=6) == "Fully resolve remaining `ResourceWarning` leaks"

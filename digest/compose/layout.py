@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zlib
 
+from digest.check.proofread_rules import CONNECTIVES
 from digest.compose.body import (
     MAX_CITATIONS,
     PLAIN_OPENING,
@@ -27,6 +28,8 @@ _OBJECT_WORDS = (7, 9, 12, 16)  # by detail
 BACK_OUTS = "Back-outs and relands"
 OTHER = "Other changes"
 IN_BRIEF = "In brief"
+# Connectives whose "these" points at what a section counts: they may open it.
+_ANAPHORIC = ("beyond", "besides", "other")
 # A story of at most this many units gives each its own sentence at full detail.
 SMALL_STORY_UNITS = 6
 _KIND_THEMES = {"feature": "New and changed", "fix": "Fixes"}
@@ -181,6 +184,9 @@ def write_sections(
         acted=acted,
     )
     if brief:
+        # A heading opens the section: no connective ("Separately, …") before its first
+        # sentence, which follows nothing of its own.
+        brief[0] = _unconnected(brief[0], name)
         paragraphs.append(
             Paragraph(IN_BRIEF, tuple(vary_subjects(brief, name=name, openings=openings)))
         )
@@ -297,3 +303,17 @@ def _by_theme(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
         heading = BACK_OUTS if undoes else _KIND_THEMES.get(kind, MAINTENANCE)
         groups.setdefault(heading, []).append(unit)
     return list(groups.items())
+
+
+def _unconnected(sentence: str, name: str) -> str:
+    """`sentence` without a connective that opens it: "Separately, PEFT makes …" → "PEFT
+    makes …"; "Beyond these, it …" keeps its "these", which the section's counts mean."""
+    head, comma, rest = sentence.partition(", ")
+    connective = head.lower()
+    if not comma or connective not in CONNECTIVES or connective.startswith(_ANAPHORIC):
+        return sentence
+    if rest.startswith("it "):
+        return f"{name} {rest[3:]}"
+    if rest.startswith("the project "):
+        return "T" + rest[1:]
+    return rest if rest.startswith(f"{name} ") else sentence
