@@ -304,6 +304,11 @@ def test_a_cut_that_falls_inside_a_phrase_drops_the_phrase_whole() -> None:
     assert shorten(title, max_words=8) == "Move comparison helpers to their own files"
     title = "Undo deprecation for the `dtype()` signature used by old pickles"
     assert shorten(title, max_words=7) == "Undo deprecation for the `dtype()` signature"
+    # A relative clause is kept whole a few words past the cut, or dropped whole: svelte's
+    # "stops hanging on a tag whose expression ends [13]".
+    title = "Stop hanging on a tag whose expression ends with a trailing slash"
+    assert shorten(title, max_words=9) == title
+    assert shorten(title + " in long nested templates", max_words=9) == "Stop hanging on a tag"
 
 
 def test_a_part_named_after_its_project_is_placed_by_its_own_name() -> None:

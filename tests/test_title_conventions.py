@@ -16,7 +16,7 @@ import pytest
 
 from digest.english.articles import with_article
 from digest.english.case import headline_case
-from digest.english.clauses import clause, past_tense, split_kind_verb
+from digest.english.clauses import clause, split_kind_verb
 from digest.reading.title_tags import is_product_tag, product_in_paths, type_prefix
 from digest.reading.titles import split_title
 
@@ -166,19 +166,3 @@ def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
 )
 def test_a_headline_is_upper_case_but_for_identifiers(text: str, headline: str) -> None:
     assert headline_case(text) == headline
-
-
-@pytest.mark.parametrize(
-    ("present", "past"),
-    [
-        ("adds X", "added X"),
-        ("backs out X", "backed out X"),
-        ("builds and installs X and adds Y", "built and installed X and added Y"),
-        ("only deepcopies X and falls back to Y", "only deepcopied X and fell back to Y"),
-        ("fully resolves leaks", "fully resolved leaks"),
-        ("adds tests, fixes docs", "added tests, fixed docs"),
-        ("adds fixes and updates", "added fixes and updates"),
-    ],
-)
-def test_past_tense_puts_every_coordinated_verb_in_the_past(present: str, past: str) -> None:
-    assert past_tense(present) == past

@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from digest.english import lexicon
 from digest.english.clean import given_verb
 from digest.english.faults import fault_statement
 from digest.english.nouns import GENERIC_HEADS, PROBLEM_NOUNS, common_opener, noun_phrase
@@ -42,7 +41,6 @@ from digest.english.shapes import (
 from digest.english.words import (
     AUXILIARIES,
     CHANGE_VERBS,
-    CONJUNCTIONS,
     PARTICLES,
     PHRASE_JOINERS,
     PREPOSITIONS,
@@ -51,14 +49,12 @@ from digest.english.words import (
     TITLE_VERBS,
     bare,
     derived_verb,
-    inflect,
     is_identifier,
     join,
     noun_lemma,
     parts_of_speech,
     third_person_of,
     verb_form,
-    verb_lemma,
 )
 
 # A fix titled by the error it makes the code raise: "error on X", "error at compile time
@@ -290,6 +286,11 @@ def first_clause(text: str) -> str:
 _AUXILIARIES = AUXILIARIES | {"get", "gets", "got"}
 
 
+# Relative pronouns that open a clause with a verb of its own ("a tag whose expression ends
+# with …"); "that" is left out, as often a determiner ("that option").
+_CLAUSE_RELATIVES = frozenset({"whose", "which", "who", "whom"})
+
+
 def shorten(text: str, *, max_words: int) -> str:
     """The first clause of `text`, cut to at most `max_words` words without a dangling joiner."""
     whole = first_clause(text).split()
@@ -300,10 +301,20 @@ def shorten(text: str, *, max_words: int) -> str:
     if len(whole) == max_words + 1 and not any(w.lower() in SUBORDINATORS for w in whole[3:]):
         return " ".join(whole)
     words = whole[:max_words]
-    # A subordinate clause cut short says the opposite of nothing ("… if `pre_slice` is"):
-    # the cut drops it whole.
+    # A relative clause a few words from its end is kept whole ("… on a tag whose expression
+    # ends | with a trailing slash" said nothing of the tag).
+    relative = [i for i, w in enumerate(words) if w.lower() in _CLAUSE_RELATIVES and i >= 3]
+    if relative and len(whole) <= max_words + 3:
+        return " ".join(whole)
+    # A subordinate or relative clause cut short says the opposite of nothing ("… if
+    # `pre_slice` is"): the cut drops it whole.
     opener = max(
-        (i for i, w in enumerate(words) if w.lower() in SUBORDINATORS and i >= 3), default=None
+        (
+            i
+            for i, w in enumerate(words)
+            if (w.lower() in SUBORDINATORS or w.lower() in _CLAUSE_RELATIVES) and i >= 3
+        ),
+        default=None,
     )
     if opener is not None:
         words = words[:opener]
@@ -326,36 +337,3 @@ def shorten(text: str, *, max_words: int) -> str:
     ):
         words.pop()
     return " ".join(words)
-
-
-def past_tense(predicate: str) -> str:
-    """A clause of `clause` in the past, every coordinated verb with it: "only deepcopies X
-    and falls back to Y" → "only deepcopied X and fell back to Y". Adverbs before the verb
-    stay as they are; a verb after "and", "then" or a comma is put in the past when it is a
-    third-person form, as `clause` conjugated it."""
-    words = predicate.split(" ")
-    at = 0
-    while at < len(words) - 1 and is_adverb(words[at]):
-        at += 1
-    if at < len(words):
-        words[at] = _past(words[at])
-    for i in range(at + 1, len(words)):
-        joined = words[i - 1] in ("and", "then") or words[i - 1].endswith(",")
-        word = words[i]
-        if not (joined and word.isalpha() and word.islower() and verb_form(word) == "VBZ"):
-            continue
-        following = bare(words[i + 1]).lower() if i + 1 < len(words) else ""
-        noun = "NOUN" in parts_of_speech(word)
-        if noun and (not following or following in PREPOSITIONS or following in CONJUNCTIONS):
-            continue  # "adds fixes and updates": a noun
-        words[i] = _past(word)
-    return " ".join(words)
-
-
-def _past(word: str) -> str:
-    if not word.isalpha():
-        return word
-    lemma = verb_lemma(word)
-    if lemma is None and word.endswith("s"):
-        lemma = next(iter(lexicon.all_lemmas_oov(word, "VERB").get("VERB", ())), None)
-    return inflect(lemma, "VBD") if lemma else word
