@@ -303,6 +303,14 @@ def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
         "Widgets adds `merge_sorted` for many frames; four internal changes landed as well."
     )
     assert story.checks is not None and story.checks.problems == ()
+    # … and one whose title reads too badly to name is counted behind a docs change that
+    # leads, yet it is still no internal work (pytest's "only internal work landed").
+    docs = change("docs: clarify the progress output", ("doc/en/how-to/sub.rst", 20), n=2)
+    refactor = change("refactor: split the planner", ("src/widgets/plan.py", 90), n=3)
+    garbled = change("fix: expr (-m/-k) + scanner idents", ("src/widgets/expr.py", 9), n=4)
+    story = story_of(docs, refactor, garbled)
+    assert "lands one more change" in " ".join(s.text for s in story.body)
+    assert "only internal work" not in story.lede, story.lede
 
 
 def test_a_quiet_window_of_internal_work_says_so_too() -> None:

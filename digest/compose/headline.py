@@ -106,7 +106,13 @@ def write_lede(
     landed = news(picks)
     period, opening = period_words(window)
     on = f" on {topic}" if topic else ""
-    internal = all(tier(u.lead) == INTERNAL for p in picks for u in (*p.units, *p.extra))
+    # Internal work alone only when nothing users see landed, named or not: a fix whose title
+    # reads too badly to name is counted, and still no internal work.
+    internal = all(
+        tier(e) == INTERNAL
+        for p in picks
+        for e in (*(u.lead for u in (*p.units, *p.extra)), *p.rest)
+    )
     # A window with a release in its lead is no quiet one, however few changes it holds.
     released = picks[0].lead.lead.release is not None
     if (is_quiet(landed) or internal) and not released:
