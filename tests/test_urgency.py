@@ -396,3 +396,15 @@ def test_a_news_fragments_type_is_the_projects_own_label(fragment: str, expected
     # `changelog/14533.breaking.rst`, and was told as plain work.
     title = "Drop the seen-holder check from the fixture parser"
     assert urgency(change(title, "src/widgets/fixtures.py", fragment)) == expected
+
+
+def test_a_bugfix_fragment_files_an_untyped_title_as_a_fix() -> None:
+    # pytest's "pytest undoes … deprecation due to mypy bug" (changelog/N.bugfix.rst) was
+    # filed under "New and changed".
+    fix = change(
+        "Undo the type-check deprecation of argvalues", "src/a.py", "changelog/9.bugfix.rst"
+    )
+    assert classify_one(fix, BARE).kind == "fix"
+    # The title's own type word wins over the fragment.
+    typed = change("feat: add the `--max-warnings` option", "src/a.py", "changelog/9.bugfix.rst")
+    assert classify_one(typed, BARE).kind == "feature"

@@ -97,6 +97,8 @@ def _kind(
         return "test"
     if hint in _TITLE_KINDS:
         return _TITLE_KINDS[hint]
+    if hint is None and fragment_types(activity) & _FIX_FRAGMENTS:
+        return "fix"  # "changelog/14591.bugfix.rst": the project files it as a fix
     if _LINT.search(subject) or verb in {"refactor", "rename", "move", "clean up", "consolidate"}:
         return "refactor" if verb in {"refactor", "rename", "move", "consolidate"} else "chore"
     if verb in {"fix", "repair", "resolve", "correct", "mitigate", "prevent", "guard", "harden"}:
@@ -139,6 +141,7 @@ class Reading:
 # whose time is up), and "deprecation" in both.
 _BREAKING_FRAGMENTS = frozenset({"breaking", "removal", "compatibility", "incompatible", "expired"})
 _DEPRECATION_FRAGMENTS = frozenset(t for t in COMMIT_TYPES if t.startswith("deprecat"))
+_FIX_FRAGMENTS = frozenset({"bugfix", "bugfixes", "bug", "fix", "fixes"})
 
 
 def classify_one(
