@@ -159,6 +159,15 @@ def test_an_internal_back_out_is_counted_not_watched() -> None:
     assert user.must_act and user.urgency == "monitor"
 
 
+def test_a_back_out_the_project_files_as_a_fix_asks_no_watching() -> None:
+    # pytest's back-out with a `changelog/N.bugfix.rst` got a [monitor] item in four stories.
+    title = 'Revert "Drop a special case of the parametrize hook"'
+    filed = classify_one(change(title, "src/widgets/hooks.py", "changelog/91.bugfix.rst"), USERS)
+    assert filed.kind == "revert" and not filed.must_act and filed.urgency is None
+    bare = classify_one(change(title, "src/widgets/hooks.py"), USERS)
+    assert bare.must_act and bare.urgency == "monitor"
+
+
 def test_backing_out_ci_work_is_ci_work_whatever_else_it_touches() -> None:
     # astro's back-out of a preview-release workflow change got a [monitor] item: it also
     # touched the root manifest's scripts.

@@ -124,6 +124,29 @@ def test_nine_bumps_become_one_counted_clause() -> None:
     assert story.checks is not None and story.checks.problems == ()
 
 
+def test_a_workspace_file_beside_the_lockfile_ships_nothing_either() -> None:
+    # astro's "[SECURITY] Update dependency postcss" on pnpm-lock.yaml and
+    # pnpm-workspace.yaml was told as a security fix its releases carried.
+    (bump,) = classify(
+        [
+            change(
+                1, "[SECURITY] Update dependency postcss to v8.5.10", path="pnpm-lock.yaml"
+            ).model_copy(
+                update={
+                    "files": (
+                        FileChange(path="pnpm-lock.yaml", additions=9),
+                        FileChange(path="pnpm-workspace.yaml", additions=1),
+                    ),
+                    "author": "renovate[bot]",
+                }
+            )
+        ],
+        WireConfig(),
+    )
+    assert bump.bump is not None and bump.bump.security and not bump.bump.shipped
+    assert not bump.security and bump.urgency is None
+
+
 def test_a_lockfile_security_update_is_counted_by_name_without_an_item() -> None:
     """A security update that only moves a lockfile ships nothing to users (no item, no
     sentence of its own), but a reader scanning for advisories still finds it in the count."""
@@ -398,7 +421,9 @@ def test_one_change_that_updates_two_packages_updates_two_dependencies() -> None
         change(n, f"Bump lib{n} from 1.{n}.0 to 1.{n}.1", author="dependabot[bot]")
         for n in range(1, 5)
     ]
-    pair = change(5, "Bump liba from 4.1.0 to 4.2.0, libb from 2.0 to 2.1", author="dependabot[bot]")
+    pair = change(
+        5, "Bump liba from 4.1.0 to 4.2.0, libb from 2.0 to 2.1", author="dependabot[bot]"
+    )
     story = day_with_news([*bumps, pair])
     text = " ".join(s.text for s in story.body)
     assert "updates six dependencies" in text, text

@@ -280,6 +280,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
         release=release,
         security=security,
         internal=internal,
+        filed_as_fix=undoes and bool(fragments & _FIX_FRAGMENTS),
         title_kind=parts.kind,
         product=_product(parts.product, activity, project),
     )

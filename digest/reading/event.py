@@ -57,6 +57,9 @@ class Event:
     relanded: bool = False  # a back-out the window relands: told as such, nothing to watch
     # A back-out of a change the window landed, no release between: no user got it.
     withdrawn: bool = False
+    # A back-out the project files as a fix (a bugfix news fragment): a repair it ships,
+    # told as a back-out, with nothing for a reader to watch.
+    filed_as_fix: bool = False
     # The kind the title's own prefix gives ("fix" of "FIX BEFT example dataset"), a hint for
     # a noun-phrase title's verb; and the product living in the repository that the change
     # is to ("ty" of "[ty] Respect `rules`"), confirmed by its paths: a sentence's subject.
@@ -73,7 +76,7 @@ class Event:
         something users see, a breaking change or a change to the CI gates. Such a change is
         always cited and gets an action item."""
         undoes = self.kind in ("revert", "reland") and not (
-            self.internal or self.relanded or self.withdrawn
+            self.internal or self.relanded or self.withdrawn or self.filed_as_fix
         )
         return undoes or self.security or self.breaking or self.ci_gate
 

@@ -268,7 +268,7 @@ _ADVISORY_ID = re.compile(r"\b(CVE-\d{4}-\d+|GHSA(-\w{4}){3})\b", re.I)
 _DEV_PATH = re.compile(
     r"(^|/)(requirements[-_]?(dev|docs|test|lint)\w*\.txt|\.pre-commit[^/]*"
     r"|uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|package-lock\.json|yarn\.lock"
-    r"|pnpm-lock\.yaml)$|(^|/)(examples?|samples?|demo[-\w]*)/",
+    r"|pnpm-lock\.yaml|pnpm-workspace\.yaml)$|(^|/)(examples?|samples?|demo[-\w]*)/",
     re.I,
 )
 # Pins and submodules the title rules of digest.reading.titles do not count as updates.
