@@ -629,3 +629,17 @@ def test_a_release_names_the_fix_it_ships_without_saying_fix_twice() -> None:
     # "Polars 1.42.1 is out [1], with a fix that fixes a panic on scan_parquet …"
     assert "a fix that fixes" not in text
     assert re.search(r"1\.42\.1 is out \[1\], with a change that fixes a panic", text), text
+
+
+def test_a_patch_release_carries_no_breaking_change_of_the_default_branch() -> None:
+    repo = "acme/tsdb"
+    removal = change(repo, "Remove the deprecated `DELETE /api/v1/series` endpoint", "web/api.go")
+    removal = removal.model_copy(update={"labels": ("breaking-change",)})
+    fix = change(repo, "Fix a crash in the compactor", "tsdb/compact.go", n=1)
+    patch = change(repo, "Release 3.11.1", "VERSION", "CHANGELOG.md", n=2)
+    minor = change(repo, "Release 3.12.0", "VERSION", "CHANGELOG.md", n=3)
+    events = classify([removal, fix, patch, minor], config(repo))
+    shipped = {sha: {e.activity.title for e in found} for sha, found in carried(events).items()}
+    # prometheus' "3.11.0 and 3.11.1 are out with … a breaking change" for a removal on main
+    assert shipped[patch.sha] == {fix.title}
+    assert shipped[minor.sha] == {removal.title}

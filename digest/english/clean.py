@@ -61,7 +61,7 @@ def given_verb(title: str) -> bool:
         return False  # "react 19 …", "python 3.14 wheels": a name and its version
     # "Image generation results", "Chunk overflow on X", "Option to seed X": a word as much
     # a noun as a verb, and no verb titles open with, before a noun opens a noun phrase
-    ambiguous = parts_of_speech(word) == {"NOUN", "VERB"} and word not in TITLE_VERBS
+    ambiguous = {"NOUN", "VERB"} <= parts_of_speech(word) and word not in TITLE_VERBS
     if ambiguous and (_is_noun(following) or following.lower() == "to"):
         return False
     if verb_form(word) == "VBG" and not _opens_object(following):

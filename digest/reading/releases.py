@@ -303,8 +303,17 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
     for event in sorted(events, key=lambda e: (e.activity.landed_at, e.release is not None)):
         if event.release is not None:
             carried: dict[int, Event] = {}
+            patch = _patch_only(event.release)
             for product in event.release.products:
-                carried.update(since.pop(None if product is None else _key(product), {}))
+                key = None if product is None else _key(product)
+                found = since.pop(key, {})
+                if patch:
+                    # A patch release (1.4.2) is cut from a release branch: a breaking change
+                    # on the default branch waits for the next minor or major one.
+                    if held := {i: e for i, e in found.items() if e.breaking}:
+                        since[key] = held
+                    found = {i: e for i, e in found.items() if not e.breaking}
+                carried.update(found)
             result[event.activity.sha] = sorted(
                 carried.values(), key=lambda e: e.activity.landed_at
             )
@@ -315,6 +324,18 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
 
 
 _CHANGESET_FOLDER = ".changeset/"
+
+
+_PATCH_VERSION = re.compile(r"^v?(?P<major>\d+)\.\d+\.(?P<patch>\d+)$")
+
+
+def _patch_only(release: Release) -> bool:
+    """True when every version a release publishes is a patch release of a stable line
+    (1.4.2, not 1.5.0, 0.4.2 or 2.0.0-rc.1): one that semantic versioning keeps compatible."""
+    found = [_PATCH_VERSION.match(version) for _, version in release.versions]
+    return bool(found) and all(
+        m is not None and int(m["major"]) >= 1 and int(m["patch"]) > 0 for m in found
+    )
 
 
 def _changeset_files(activity: Activity, status: str) -> set[str]:
