@@ -429,6 +429,9 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         ("Merge main into next", ("src/a.ts", "src/b.ts"), False, False, "housekeeping"),
         ("Merge branch 'main' into next", ("src/a.ts",), False, False, "housekeeping"),
         ("Merge sort helpers into the table module", ("src/a.ts",), False, False, None),
+        # a changeset's settings are no changelog: astro's exit from pre mode, `baseBranch`
+        ("chore: exit prerelease mode", (".changeset/pre.json",), True, False, None),
+        ("Add a changeset for the fix", (".changeset/brave-cats.md",), False, False, "changelog"),
         # prose about a version is documentation, no dependency update
         ("docs: update tox python version to 3.12", ("doc/dev/env.rst",), False, False, "docs"),
     ],

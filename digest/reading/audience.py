@@ -299,7 +299,8 @@ _HOUSEKEEPING_PATH = re.compile(
     # translation files, not the code that serves them ("src/i18n/router.ts" routes)
     r"|(^|/)(locales?|i18n|l10n|translations?|lang)/([^/]+/)*[^/]+\.(json|ya?ml|po|pot|mo|md|mdx"
     r"|properties|xliff|xlf|ftl|toml|txt)$"
-    r"|(^|/)(sponsors?|people|team|contributors)[^/]*$|(^|/)\.changeset/",
+    # a changeset's entry, not its settings (`config.json`, pre mode's `pre.json`)
+    r"|(^|/)(sponsors?|people|team|contributors)[^/]*$|(^|/)\.changeset/[^/]+\.md$",
     re.I,
 )
 
