@@ -474,6 +474,7 @@ def test_a_release_outranked_by_what_landed_after_it_is_still_named_in_the_lede(
     [
         ("Update main after 2.4.5 release (#31500)", "2.4.5"),
         ("MAINT: Update main after Widgets 2.5.0 release", "2.5.0"),
+        ("MAINT: Update main after 2.5.0 release.", "2.5.0"),  # a full stop after it
         ("Forward-port main with the 1.2.3 release notes", "1.2.3"),
     ],
 )

@@ -163,8 +163,9 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
     """The release `activity` is, or None. `subject` is its title without tags and type
     (for the conventional `release:` shape the whole title is read); `own_keys` are the
     project's name keys, so "svelte@5.55.7" is the project's own version."""
-    title = _NUMBER.sub("", activity.title.strip())
-    subject = _NUMBER.sub("", subject.strip())
+    # A full stop ends a sentence, not a version: "Update main after 2.5.0 release."
+    title = _NUMBER.sub("", activity.title.strip()).rstrip(".")
+    subject = _NUMBER.sub("", subject.strip()).rstrip(".")
     versionless = bool(_CHANGESETS.match(title) or _CHANGESETS.match(subject))
     if versionless or _BARE_RELEASE.match(title):
         return _changesets(activity, own_keys, versionless=versionless)
