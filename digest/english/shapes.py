@@ -60,6 +60,12 @@ class _Verb:
 _VERBS_FOR = words("account wait allow compensate prepare listen watch search look ask opt")
 
 
+def _names_something(words: list[str], at: int) -> bool:
+    """True when `words[at]` is a name no lexicon knows ("dlv"), which an adjective would
+    hardly modify: the word before it is a verb."""
+    return at < len(words) and bare(words[at]).isalpha() and not parts_of_speech(bare(words[at]))
+
+
 def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | None:
     """The verb that `words[at]` starts, if the word reads as one there.
 
@@ -92,6 +98,9 @@ def leading_verb(words: list[str], at: int, *, loose: bool = False) -> _Verb | N
             or (loose and not pos)
             # "Inline `_check_type` into …": a verb of code the lexicon knows as another word
             or (lowered in TITLE_VERBS and _takes_object(words, at))
+            # "inline dlv dependency": a verb of code the lexicon knows only as an adjective
+            # opens a title as a verb; "vendor" (a noun too) may open a noun phrase
+            or (lowered in TITLE_VERBS and pos == {"ADJ"} and _names_something(words, at + 1))
             or (not pos and _takes_object(words, at))
             or (pos <= {"NOUN"} and _modifier_follows(words, at))
             or (pos == {"NOUN"} and at + 1 < len(words) and bare(words[at + 1]) in ARTICLES)
