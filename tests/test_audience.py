@@ -168,6 +168,18 @@ def test_a_back_out_the_project_files_as_a_fix_asks_no_watching() -> None:
     assert bare.must_act and bare.urgency == "monitor"
 
 
+def test_a_back_out_that_deletes_its_changes_changeset_undoes_what_no_user_got() -> None:
+    # svelte's revert of a perf change deletes `.changeset/swift-sets-lookup.md`: no release
+    # consumed it, so there is nothing to watch, wherever the change itself landed.
+    revert = change('Revert "perf: use a Set for lookups"', "src/widgets/utils.js")
+    entry = FileChange(path=".changeset/swift-sets.md", status="D", deletions=5)
+    revert = revert.model_copy(update={"files": (*revert.files, entry)})
+    event = classify_one(revert, USERS)
+    assert event.kind == "revert" and event.withdrawn and event.urgency is None
+    (linked,) = classify([revert], WireConfig(projects=(USERS,)))
+    assert linked.withdrawn
+
+
 def test_backing_out_ci_work_is_ci_work_whatever_else_it_touches() -> None:
     # astro's back-out of a preview-release workflow change got a [monitor] item: it also
     # touched the root manifest's scripts.

@@ -16,7 +16,7 @@ from digest.model import Activity
 from digest.reading.audience import fragment_types, housekeeping_of, is_internal, is_security_fix
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event, Kind
-from digest.reading.releases import is_own_version_bump, release_of
+from digest.reading.releases import changeset_files, is_own_version_bump, release_of
 from digest.reading.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
 from digest.reading.signals import (
     dependency_bump,
@@ -281,6 +281,9 @@ def read_change(activity: Activity, project: Project) -> Reading:
         security=security,
         internal=internal,
         filed_as_fix=undoes and bool(fragments & _FIX_FRAGMENTS),
+        # A back-out that deletes the changeset its change added: no release consumed it,
+        # so no user got the change, wherever the change itself landed.
+        withdrawn=kind == "revert" and bool(changeset_files(activity, "D")),
         title_kind=parts.kind,
         product=_product(parts.product, activity, project),
     )

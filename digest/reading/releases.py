@@ -339,7 +339,7 @@ def _patch_only(release: Release) -> bool:
     )
 
 
-def _changeset_files(activity: Activity, status: str) -> set[str]:
+def changeset_files(activity: Activity, status: str) -> set[str]:
     """The release-note entries (`.changeset/*.md`) `activity` adds ("A") or deletes ("D")."""
     return {
         f.path
@@ -354,7 +354,7 @@ def _by_changesets(sha: str, found: list[Event], events: Sequence[Event]) -> lis
     by product and date, the ones that wrote no changeset. A change whose changeset it
     leaves is some later release's news, whatever the dates say."""
     release = next(e for e in events if e.activity.sha == sha)
-    consumed = _changeset_files(release.activity, "D")
+    consumed = changeset_files(release.activity, "D")
     if not consumed:
         return found
     at = release.activity.landed_at
@@ -363,9 +363,9 @@ def _by_changesets(sha: str, found: list[Event], events: Sequence[Event]) -> lis
         for e in events
         if e.release is None
         and e.activity.landed_at <= at
-        and _changeset_files(e.activity, "A") & consumed
+        and changeset_files(e.activity, "A") & consumed
     }
-    unnoted = {id(e): e for e in found if not _changeset_files(e.activity, "A")}
+    unnoted = {id(e): e for e in found if not changeset_files(e.activity, "A")}
     return sorted({**unnoted, **noted}.values(), key=lambda e: e.activity.landed_at)
 
 

@@ -57,7 +57,7 @@ def link_reverts(events: list[Event]) -> list[Event]:
         if event.activity.sha in linked:
             undone = linked[event.activity.sha][0]
             shipped = any(_between(r, undone, event.activity) for r in releases)
-            withdrawn = event.kind == "revert" and not shipped
+            withdrawn = event.withdrawn or (event.kind == "revert" and not shipped)
             event = replace(
                 event,
                 linked=linked[event.activity.sha],
