@@ -82,8 +82,8 @@ async def test_a_releases_channel_gets_one_story_per_release_of_vites_june(
     assert [s.headline for s in stories] == [
         "VITE 8.0.15 IS OUT",
         "VITE 8.0.16 IS OUT",
-        "VITE 8.1.0-BETA.0 IS OUT",
-        "VITE SHIPS PLUGIN-LEGACY 8.1.0-BETA.0",
+        "VITE 8.1.0-beta.0 IS OUT",
+        "VITE SHIPS PLUGIN-LEGACY 8.1.0-beta.0",
         "VITE 8.1.0 IS OUT",
         "VITE SHIPS PLUGIN-LEGACY 8.1.0",
         "VITE SHIPS CREATE-VITE 9.1.0",

@@ -162,6 +162,10 @@ def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
         ("vite fixes a cache key for /@fs/ paths", "VITE FIXES A CACHE KEY FOR /@fs/ PATHS"),
         # a plural or possessive ending on code is the code's
         ("polars uses `Series`s and `df`'s schema", "POLARS USES `Series`s AND `df`'s SCHEMA"),
+        # a pre-release's letters are part of its version: "2.14.0A1" is none
+        ("pydantic 2.14.0a1 is out", "PYDANTIC 2.14.0a1 IS OUT"),
+        ("astro 5.0.0-beta.2 is out", "ASTRO 5.0.0-beta.2 IS OUT"),
+        ("vite 8.0.16 is out", "VITE 8.0.16 IS OUT"),
     ],
 )
 def test_a_headline_is_upper_case_but_for_identifiers(text: str, headline: str) -> None:

@@ -13,7 +13,10 @@ _CODE_TOKEN = re.compile(
     r"|[\w.-]*\w/[\w./-]*\w|[\w.-]*_[\w.-]*\w|\w+(?:::\w+)+(?:\(\))?|\w+\(\)"
     r"|[A-Za-z][A-Za-z0-9]+\.[a-z_]\w+(?:\.\w+)*|[a-z]+[a-z0-9]*[A-Z][a-z]\w*"
     # a class in a lower-case module ("nn.Parameter", "pl.DataFrame"), a rooted path ("/@fs/")
-    r"|[a-z][a-z0-9_]*\.[A-Z]\w+|/@?[\w.-]+/[\w./@-]*)"
+    r"|[a-z][a-z0-9_]*\.[A-Z]\w+|/@?[\w.-]+/[\w./@-]*"
+    # a version with a pre-release tag ("2.14.0a1", "5.0.0-beta.2"), whose letters are part
+    # of the number: "2.14.0A1" is no version
+    r"|v?\d+(?:\.\d+)+(?:-?(?:a|b|rc|alpha|beta|dev|post|pre)\.?\d*)(?![\w.]))"
 )
 
 
