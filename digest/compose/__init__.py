@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 from digest.budget import body_limits, story_budget, window_days
 from digest.check import check_story, require_integrity
-from digest.compose.actions import Action, acted_on, write_actions
+from digest.compose.actions import Action, acted_on, item_quotation, write_actions
 from digest.compose.citations import MARKER, Draft, cite, number_references
 from digest.compose.headline import draft_no_news, news, write_headline, write_lede
 from digest.compose.layout import write_day_body, write_sections
@@ -156,5 +156,5 @@ def _retold(action: Action, body: tuple[str, ...]) -> bool:
     """True for a [plan] item whose quotation the body already gives: "Try X: the change
     adds X; its description says “…”" read twice is a template, not advice."""
     text, urgency, _, _ = action
-    said = text.partition("its description says “")[2].partition("”")[0]
+    said = item_quotation(text)
     return urgency == "plan" and bool(said) and any(said in s for s in body)

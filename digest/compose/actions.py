@@ -271,6 +271,13 @@ def _partial(words: list[str]) -> bool:
 
 # A description quoted in an item is short: an item is read at a glance.
 _QUOTED_WORDS = 16
+_SAYS = "; its description says “"
+
+
+def item_quotation(text: str) -> str:
+    """The description an item's text quotes ("" for none): what a story's body may have
+    quoted already."""
+    return text.partition(_SAYS)[2].partition("”")[0]
 
 
 def capability_item(unit: Unit, *, name: str) -> str | None:
@@ -295,7 +302,7 @@ def capability_item(unit: Unit, *, name: str) -> str | None:
     # (what X is for) is what makes it advice, so an item without one is no item.
     item = f"{lead}: the change {event_predicate(event, max_words=10)}"
     said = quotation(event.body, event.activity.title, max_words=_QUOTED_WORDS)
-    quoted = f"{item}; its description says “{said}”" if said and not said.endswith("…") else ""
+    quoted = f"{item}{_SAYS}{said}”" if said and not said.endswith("…") else ""
     names = (name, event.project.name)
     if not (quoted and reads_well(quoted, event.activity.title, names)):
         return None

@@ -169,10 +169,18 @@ def _one_of_many(path: str, key: str, *, top: bool = False) -> bool:
     parts = path.split("/")[:-1]
     if top and parts and topic_key(parts[0]) == key:
         return True
-    return any(
-        topic_key(part) == key and len(parent) > 3 and parent.endswith("s") and parent.isalpha()
+    return _collections(path, key) != []
+
+
+def _collections(path: str, key: str) -> list[str]:
+    """The folders of `path` named in the plural whose child is named `key`
+    ("integrations" of "packages/integrations/netlify/x.ts" for "netlify")."""
+    parts = path.split("/")[:-1]
+    return [
+        parent
         for parent, part in pairwise(parts)
-    )
+        if topic_key(part) == key and len(parent) > 3 and parent.endswith("s") and parent.isalpha()
+    ]
 
 
 def collection_of(area: str, event: Event) -> str | None:
@@ -181,10 +189,8 @@ def collection_of(area: str, event: Event) -> str | None:
     integration"; None when no file of the change lies in such a folder."""
     key = topic_key(area)
     for f in event.activity.files:
-        parts = f.path.split("/")[:-1]
-        for parent, part in pairwise(parts):
-            plural = parent.endswith("s") and not parent.endswith("ss")
-            if topic_key(part) == key and len(parent) > 3 and parent.isalpha() and plural:
+        for parent in _collections(f.path, key):
+            if not parent.endswith("ss"):  # "process/", "access/" name no collection
                 return parent[:-1].lower()
     return None
 

@@ -304,15 +304,10 @@ def highlight_clause(unit: Unit, *, name: str, max_words: int) -> str:
     if event is None:
         return ""
     predicate = event_predicate(event, max_words=max_words)
-    fix = event.kind == "fix" or event.activity.title.startswith("fix")
-    # "a fix that fixes a panic" says it twice: "a change that fixes a panic"
-    what = (
-        "a fix"
-        if fix and not predicate.startswith("fixes ")
-        else "a change"
-        if fix
-        else "the change"
-    )
+    what = "the change"
+    if event.kind == "fix" or event.activity.title.startswith("fix"):
+        # "a fix that fixes a panic" says it twice: "a change that fixes a panic"
+        what = "a change" if predicate.startswith("fixes ") else "a fix"
     if len(_every(unit)) > 1:
         product = product_of(event, [unit.lead, *unit.related]) or name
         what = f"{what} to {product}"

@@ -72,16 +72,13 @@ _REWORKED = re.compile(
 )
 # An entry for the release notes: a changeset or a news fragment (towncrier) says users
 # will read of the change, whatever its title's type.
+_NEWS_FOLDER = r"(^|/)(changelog|changelog\.d|changes|upcoming_changes|newsfragments|news)/"
 _RELEASE_NOTE = re.compile(
-    r"(^|/)\.changeset/(?!README)[^/]+\.md$"
-    r"|(^|/)(changelog|changelog\.d|changes|upcoming_changes|newsfragments|news)/[^/]+\.(rst|md|txt)$",
-    re.I,
+    rf"(^|/)\.changeset/(?!README)[^/]+\.md$|{_NEWS_FOLDER}[^/]+\.(rst|md|txt)$", re.I
 )
 # A news fragment's type, as towncrier names it: "changelog/14533.breaking.rst".
 _FRAGMENT_TYPE = re.compile(
-    r"(^|/)(changelog|changelog\.d|changes|upcoming_changes|newsfragments|news)/"
-    r"[^/]*?\.(?P<type>[a-z_]+)(\.\d+)?\.(rst|md|txt)$",
-    re.I,
+    rf"{_NEWS_FOLDER}[^/]*?\.(?P<type>[a-z_]+)(\.\d+)?\.(rst|md|txt)$", re.I
 )
 
 

@@ -72,7 +72,13 @@ _TITLE_KINDS: dict[str, Kind] = {
 
 
 def _kind(
-    activity: Activity, subject: str, verb: str | None, bump: bool, body: str, hint: str | None
+    activity: Activity,
+    subject: str,
+    verb: str | None,
+    bump: bool,
+    body: str,
+    hint: str | None,
+    fragments: frozenset[str],
 ) -> Kind:
     paths = [f.path for f in activity.files]
     depth, _ = undo_target(subject)
@@ -97,7 +103,7 @@ def _kind(
         return "test"
     if hint in _TITLE_KINDS:
         return _TITLE_KINDS[hint]
-    if hint is None and fragment_types(activity) & _FIX_FRAGMENTS:
+    if hint is None and fragments & _FIX_FRAGMENTS:
         return "fix"  # "changelog/14591.bugfix.rst": the project files it as a fix
     if _LINT.search(subject) or verb in {"refactor", "rename", "move", "clean up", "consolidate"}:
         return "refactor" if verb in {"refactor", "rename", "move", "consolidate"} else "chore"
@@ -193,8 +199,12 @@ def read_change(activity: Activity, project: Project) -> Reading:
     release = None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
     bump = dependency_bump(activity, subject) if release is None else None
     body = clean_body(activity.body)
+    # How the project files the change for its release notes, where it writes news fragments.
+    fragments = fragment_types(activity)
     kind = (
-        "release" if release else _kind(activity, subject, verb, bump is not None, body, parts.kind)
+        "release"
+        if release
+        else _kind(activity, subject, verb, bump is not None, body, parts.kind, fragments)
     )
     depth, target = undo_target(subject)
     reverts_title = target if depth else None
@@ -219,8 +229,6 @@ def read_change(activity: Activity, project: Project) -> Reading:
     # A revert or reland is watched ([monitor]), whatever the change it undoes was.
     undoes = kind in ("revert", "reland")
     code = kind not in ("docs", "test", "ci", "bump", "release")
-    # How the project files the change for its release notes, where it writes news fragments.
-    fragments = fragment_types(activity)
     # A release reaches users, whatever type its title gives it ("[ci] release", "ci: release").
     internal = kind != "release" and (
         is_internal(activity, project)

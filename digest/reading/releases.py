@@ -315,16 +315,12 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
                         since[key] = held
                     found = {i: e for i, e in found.items() if not e.breaking}
                 carried.update(found)
-            result[event.activity.sha] = sorted(
-                carried.values(), key=lambda e: e.activity.landed_at
-            )
+            found_by_date = sorted(carried.values(), key=lambda e: e.activity.landed_at)
+            result[event.activity.sha] = _by_changesets(event, found_by_date, events)
             continue
         for key in _products_of(event, folders):
             since.setdefault(key, {})[id(event)] = event
-    return {sha: _by_changesets(sha, found, events) for sha, found in result.items()}
-
-
-_CHANGESET_FOLDER = ".changeset/"
+    return result
 
 
 _PATCH_VERSION = re.compile(r"^v?(?P<major>\d+)\.\d+\.(?P<patch>\d+)$")
@@ -339,6 +335,9 @@ def _patch_only(release: Release) -> bool:
     )
 
 
+_CHANGESET_FOLDER = ".changeset/"
+
+
 def changeset_files(activity: Activity, status: str) -> set[str]:
     """The release-note entries (`.changeset/*.md`) `activity` adds ("A") or deletes ("D")."""
     return {
@@ -348,12 +347,11 @@ def changeset_files(activity: Activity, status: str) -> set[str]:
     }
 
 
-def _by_changesets(sha: str, found: list[Event], events: Sequence[Event]) -> list[Event]:
+def _by_changesets(release: Event, found: list[Event], events: Sequence[Event]) -> list[Event]:
     """What a release that consumes changesets (deletes the `.changeset/*.md` its changes
     added) carries: the changes whose changesets it consumes, and of those `shipped` found
     by product and date, the ones that wrote no changeset. A change whose changeset it
     leaves is some later release's news, whatever the dates say."""
-    release = next(e for e in events if e.activity.sha == sha)
     consumed = changeset_files(release.activity, "D")
     if not consumed:
         return found
