@@ -87,7 +87,9 @@ def test_a_clause_of_a_sentence_too_long_to_quote_is_quoted_when_it_stands_alone
     )
 
 
-def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_a_citation() -> None:
+def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_a_citation() -> (
+    None
+):
     body = "The annotation was using args[1] (the string) instead of args[0], the vector of rows."
     assert quotation(body, "Fix the annotation position") is None
 
@@ -106,6 +108,8 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "This makes the test intent misleading when debugging failures of the renderer.",
         "In the reproduction this happens because two components render after a block.",
         "As a result production builds could leave the eager state not working correctly.",
+        # what another pull request does: context, not this change's reason
+        "PR #3300 drafts the idea of embedding the comparison results into each page.",
     ],
 )
 def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:

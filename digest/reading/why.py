@@ -177,6 +177,8 @@ _NOT_A_REASON = re.compile(
     # what the change's tests or reproduction show, not what users get: "This makes the
     # test intent misleading", "In the reproduction this happens because …"
     r"|\b(tests?|testing|reproduction|repro)\b"
+    # what another pull request or issue does: "PR #3300 drafts the idea of …"
+    r"|^\s*(pr|pull\s+request|issue)?\s*#\d+\b"
     # a sentence that leans on the one before it, quoted alone: "As a result production
     # build could …", "This means …", "Therefore …"
     r"|^\s*(as\s+a\s+result|this\s+means|that\s+means|therefore|thus|hence|in\s+that\s+case"
