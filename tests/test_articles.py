@@ -61,6 +61,9 @@ def _lexicon() -> None:
         ),
         ("fixes einsum return type docstring", "fixes the einsum return type docstring"),
         ("updates changelog", "updates the changelog"),
+        ("truncates list of files on update", "truncates the list of files on update"),
+        ("changes type of `Any` in the plugin", "changes the type of `Any` in the plugin"),
+        ("respects caseSensitive option", "respects the caseSensitive option"),
     ],
 )
 def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) -> None:

@@ -167,6 +167,16 @@ def test_a_shortened_title_drops_a_subordinate_clause_whole() -> None:
     assert cut == "Stop making a `FastCount` for csv"
 
 
+def test_a_clause_a_few_words_past_the_cut_is_kept_whole_or_dropped_whole() -> None:
+    # "binding when strictPort is set but wildcard port" said the opposite of the title
+    title = "binding when strictPort is set but wildcard port is in use"
+    assert shorten(title, max_words=8) == title
+    assert shorten(title, max_words=6) == "binding"
+    assert shorten("Stop marking deriveds while an effect is updating", max_words=6) == (
+        "Stop marking deriveds while an effect is updating"
+    )
+
+
 def test_a_crate_or_package_folder_is_no_place_in_a_sentence() -> None:
     polars = tuple(ReplaySource(ACTIVITY / "pola-rs-polars-2026-q2.jsonl").read_all())
     week = Window(since=datetime(2026, 5, 4, tzinfo=UTC), until=datetime(2026, 5, 11, tzinfo=UTC))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from digest.english.articles import with_article
-from digest.english.case import headline_case
+from digest.english.case import acronym_case, headline_case
 from digest.english.clauses import clause, split_kind_verb
 from digest.reading.title_tags import is_product_tag, product_in_paths, type_prefix
 from digest.reading.titles import split_title
@@ -170,3 +170,21 @@ def test_a_product_is_confirmed_by_the_files_it_touches() -> None:
 )
 def test_a_headline_is_upper_case_but_for_identifiers(text: str, headline: str) -> None:
     assert headline_case(text) == headline
+
+
+@pytest.mark.parametrize(
+    ("text", "cased"),
+    [
+        ("truncates the list of files on hmr update", "truncates the list of files on HMR update"),
+        ("fixes class keys in ssr", "fixes class keys in SSR"),
+        ("documents the public apis", "documents the public APIs"),
+        # names, paths, files, code and links keep their case
+        ("updates ci-infra runners", "updates ci-infra runners"),
+        ("splits api.ts and `ui` out of src/cli/", "splits api.ts and `ui` out of src/cli/"),
+        ("adds <https://x.example|json>", "adds <https://x.example|JSON>"),
+        # an ordinary word is no abbreviation
+        ("adds a cache for uris and maps", "adds a cache for URIs and maps"),
+    ],
+)
+def test_prose_writes_technical_abbreviations_in_capitals(text: str, cased: str) -> None:
+    assert acronym_case(text) == cased

@@ -34,7 +34,7 @@ def write_headline(
     headline = ""
     for projects in (3, 2, 1):
         told = picks[:projects]
-        for max_words in (7, 5, 4, 3):
+        for max_words in (9, 7, 5, 4, 3):
             clauses = [
                 f"{project_name(config, p.repo)} "
                 + unit_predicate(p.lead, max_words=max_words, headline=True, articles=False)

@@ -11,6 +11,7 @@ from itertools import pairwise
 
 from digest.config import WireConfig, topic_key
 from digest.english.articles import with_article
+from digest.english.case import acronym_case
 from digest.english.clauses import clause, nominalize, shorten
 from digest.english.clean import is_clean, tidy
 from digest.english.shapes import split_verb
@@ -94,7 +95,7 @@ def event_predicate(
             verb = "fixes" if kind == "fix" else "lands"
             return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
         predicate = tidied
-    predicate = with_article(predicate) if articles else predicate
+    predicate = acronym_case(with_article(predicate) if articles else predicate)
     # "Also capture logs …" adds to what its pull request did, which the story does not
     # tell; and beside our own "It also" it would read "also also".
     predicate = _ADDING_ADVERB.sub("", predicate)

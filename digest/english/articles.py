@@ -46,7 +46,8 @@ EXISTING_VERBS = words(
     "removes drops deletes renames moves exposes deprecates disables enables re-enables "
     "restores replaces simplifies refactors reworks rewrites splits extends updates "
     "documents hides improves clarifies corrects adjusts tweaks unifies relaxes tightens "
-    "reorganizes restructures stabilizes settles"
+    "reorganizes restructures stabilizes settles truncates changes resets reorders shortens "
+    "trims preserves respects honors honours reuses restricts limits caps"
 )
 # Verbs that keep a fault from happening: "prevents a deadlock", "avoids a crash".
 PREVENTING_VERBS = words("prevents avoids resolves addresses")

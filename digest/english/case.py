@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from digest.english.words import words
+
 # A token of code: a span in backticks, or a word with the marks only code has (snake_case,
 # a path, a generic `From<OwnedFd>`, `a::b`, `call()`, `module.attr`, a `--flag`, camelCase).
 _CODE_TOKEN = re.compile(
@@ -31,4 +33,36 @@ def headline_case(text: str) -> str:
         out += [text[at : match.start()].upper(), match.group(0)]
         at = match.end()
     out.append(text[at:].upper())
+    return "".join(out)
+
+
+# Technical abbreviations prose writes in capitals, whatever case a title gave them ("fix(ssr):
+# … hmr update" reads "SSR", "HMR"); a plural keeps its lower-case "s" ("APIs").
+_ACRONYMS = words(
+    "api cli cpu gpu npu tpu css html http https json yaml toml xml url uri sql csv dns tls "
+    "ssl ssh ssr hmr esm cjs ui ast jit ffi abi oom lru svg pdf cuda simd ci sdk lsp rpc tcp "
+    "udp ascii"
+)
+# A word on its own: not part of a name, path, flag or code span ("ci-infra", "api.ts", "`ui`").
+_ACRONYM = re.compile(r"(?<![\w.\-/@`'])([a-z]+)(?![\w\-/@`':]|\.\w)")
+
+
+def acronym_case(text: str) -> str:
+    """`text` with each technical abbreviation in capitals ("hmr update" → "HMR update",
+    "apis" → "APIs"); code spans and identifiers keep their case."""
+
+    def upper(match: re.Match[str]) -> str:
+        word = match[1]
+        if word in _ACRONYMS:
+            return word.upper()
+        if word.endswith("s") and word[:-1] in _ACRONYMS and len(word) > 3:
+            return word[:-1].upper() + "s"
+        return word
+
+    out: list[str] = []
+    at = 0
+    for match in _CODE_TOKEN.finditer(text):
+        out += [_ACRONYM.sub(upper, text[at : match.start()]), match.group(0)]
+        at = match.end()
+    out.append(_ACRONYM.sub(upper, text[at:]))
     return "".join(out)

@@ -301,10 +301,15 @@ def shorten(text: str, *, max_words: int) -> str:
     if len(whole) == max_words + 1 and not any(w.lower() in SUBORDINATORS for w in whole[3:]):
         return " ".join(whole)
     words = whole[:max_words]
-    # A relative clause a few words from its end is kept whole ("… on a tag whose expression
-    # ends | with a trailing slash" said nothing of the tag).
-    relative = [i for i, w in enumerate(words) if w.lower() in _CLAUSE_RELATIVES and i >= 3]
-    if relative and len(whole) <= max_words + 3:
+    # A relative or subordinate clause a few words from its end is kept whole ("… on a tag
+    # whose expression ends | with a trailing slash" said nothing of the tag; "binding when
+    # strictPort is set but wildcard port | is in use" said the opposite).
+    opens_clause = any(
+        w.lower() in _CLAUSE_RELATIVES or (w.lower() in SUBORDINATORS and i >= 1)
+        for i, w in enumerate(words)
+        if i >= 3 or w.lower() in SUBORDINATORS
+    )
+    if opens_clause and len(whole) <= max_words + 3:
         return " ".join(whole)
     # A subordinate or relative clause cut short says the opposite of nothing ("… if
     # `pre_slice` is"): the cut drops it whole.
@@ -312,7 +317,7 @@ def shorten(text: str, *, max_words: int) -> str:
         (
             i
             for i, w in enumerate(words)
-            if (w.lower() in SUBORDINATORS or w.lower() in _CLAUSE_RELATIVES) and i >= 3
+            if (w.lower() in SUBORDINATORS and i >= 1) or (w.lower() in _CLAUSE_RELATIVES and i >= 3)
         ),
         default=None,
     )

@@ -88,7 +88,7 @@ ADDING_VERBS = words("add introduce expose support implement enable")
 # "Vendor X", "Backport X" open a title with a verb.
 TECH_VERBS = words(
     "sync dedupe dedup backport unskip xfail typecheck autofix prefetch rebase untrack shard "
-    "debounce symlink refactor hardcode upstream tokenize memoize"
+    "debounce symlink refactor hardcode upstream tokenize memoize unset"
 )
 # Verbs as much nouns as verbs that open titles as verbs ("Support X", "Change Y to Z",
 # "Guard nil `x`"): a title that opens with any other such word before a noun is a noun
