@@ -526,6 +526,16 @@ def test_packages_released_with_no_version_said_are_new_releases_not_new_product
     assert beta.headline == "ASTRO SHIPS NEW PRERELEASES OF CLOUDFLARE, MDX AND SVELTE"
 
 
+def test_a_lede_names_three_packages_whose_versions_nothing_says_and_counts_the_rest() -> None:
+    names = ("cloudflare", "mdx", "svelte", "node", "vercel", "react", "vue")
+    paths = [f"packages/integrations/{p}/CHANGELOG.md" for p in names]
+    told = story([change("withastro/astro", "[ci] release (#14000)", *paths, n=1)])
+    assert "new releases of cloudflare, mdx and svelte and releases of four more packages" in (
+        told.lede
+    )
+    assert "vercel" not in told.lede
+
+
 def test_a_release_ships_only_the_security_fixes_that_landed_before_it() -> None:
     told = story(
         [
@@ -584,7 +594,7 @@ def test_a_lede_past_many_versionless_releases_says_publishes_not_ships_new_rele
     paths = [f"packages/{p}/CHANGELOG.md" for p in packages]
     told = story([change("withastro/astro", "[ci] release (#14000)", *paths, n=1)], days=7)
     assert "publishes new releases of plugin-a" in told.lede
-    assert "releases of three more packages" in told.lede
+    assert "releases of 11 more packages" in told.lede
     assert "ships new releases" not in told.lede
 
 

@@ -176,11 +176,16 @@ def release_count(unit: Unit) -> int:
 
 def all_named(unit: Unit, *, limit: int = MAX_LEDE_PRODUCTS) -> list[str]:
     """Every release of the unit by version, product by product ("8.0.12", "8.0.13",
-    "plugin-legacy 8.0.2", "create-vite 9.0.7"); beyond `limit` products, the rest counted
-    ("releases of three more packages")."""
+    "plugin-legacy 8.0.2", "create-vite 9.0.7"); beyond `limit` products, or beyond
+    `MAX_NAMED_RELEASES` packages whose version nothing says, the rest counted ("releases
+    of three more packages")."""
     every = _every(unit)
     products = list(every.items())
     shown = products if len(products) <= limit else products[: limit - 1]
+    # A package whose version nothing says is a name only: three of them tell as much as
+    # ten ("new releases of cloudflare, mdx, svelte and releases of 16 more packages").
+    versionless = [p for p, found in shown if p is not None and not found]
+    shown = [(p, f) for p, f in shown if p not in versionless[MAX_NAMED_RELEASES:]]
     named = [t for p, found in shown for t in _run(p, found, alone=len(products) == 1)]
     rest = len(products) - len(shown)
     if rest:
