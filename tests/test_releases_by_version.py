@@ -654,3 +654,21 @@ def test_a_patch_release_carries_no_breaking_change_of_the_default_branch() -> N
     # prometheus' "3.11.0 and 3.11.1 are out with … a breaking change" for a removal on main
     assert shipped[patch.sha] == {fix.title}
     assert shipped[minor.sha] == {removal.title}
+
+
+def test_a_breaking_change_is_immediate_once_a_release_ships_it_and_planned_for_until_then() -> (
+    None
+):
+    breaking = change(VITE, "feat!: drop support for Node 18", "packages/vite/src/a.ts", n=1)
+    unreleased = story([breaking])
+    [item] = [i for i in unreleased.action_items if "Node 18" in i.text]
+    assert (item.urgency, item.text.split(":")[0]) == (
+        "plan",
+        "Check your use of vite before its next release",
+    )
+    released = story([breaking, change(VITE, "release: v9.0.0", "packages/vite/package.json", n=2)])
+    [item] = [i for i in released.action_items if "Node 18" in i.text]
+    assert (item.urgency, item.text.split(":")[0]) == (
+        "immediate",
+        "Check your use of vite before upgrading",
+    )

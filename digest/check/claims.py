@@ -107,11 +107,14 @@ def expected_urgencies(event: Event) -> set[str]:
     """The urgencies an action item about `event` may carry (DIGEST.md layout rules):
     a must-act change is [immediate] when it is breaking or changes CI gates, else a revert
     or reland to [monitor]; a security fix is [immediate] once a release ships it and
-    watched until one does; anything else may only be planned for or watched."""
+    watched until one does; a breaking change no release ships yet is planned for; anything
+    else may only be planned for or watched."""
     if event.security:
         return {"immediate", "monitor"}
+    if event.must_act and event.urgency == "immediate":
+        return {"immediate"} if event.ci_gate else {"immediate", "plan"}
     if event.must_act:
-        return {"immediate"} if event.urgency == "immediate" else {"monitor"}
+        return {"monitor"}
     return {"plan", "monitor"}
 
 

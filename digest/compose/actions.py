@@ -1,7 +1,7 @@
 """Action items: one imperative sentence each, saying what to do and why, with its citation.
 
 Only where a reader must act (DIGEST.md): a CI-gate change → [immediate], a breaking
-change → [immediate], a revert or reland → [monitor], a deprecation or new support
+change → [immediate] once a release ships it and [plan] until one does, a revert or reland → [monitor], a deprecation or new support
 others build on → [plan], at most one of each a project. An [immediate] item is never
 shared or dropped, since each one interrupts someone. Beyond those a story carries at most
 `MAX_ITEMS` items, a handful whatever the window: at most `MAX_MONITOR_ITEMS` [monitor]
@@ -137,18 +137,25 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     return text, "monitor" if watched else "immediate"
 
 
-def breaking_item(units: list[Unit], *, name: str) -> str:
+def breaking_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
     """ "Check your use of pydantic before upgrading: a breaking change drops support for
-    Python 3.9 [1]"; a backend's breaking change names the backend."""
+    Python 3.9 [1]", [immediate], when a release ships it; a backend's breaking change
+    names the backend. One no release ships yet is the next release's, a [plan]: "Check
+    your use of pydantic before its next release: …"; unless the users are the
+    maintainers, who run the default branch itself (`Project.audience`)."""
     event = units[0].lead
     if event.release is not None:  # a release says it breaks: what its notes list, counted
-        return f"Check your use of {name} before upgrading: {breaking_note(units[0])} {_cite_each(units)}"
+        text = f"Check your use of {name} before upgrading: {breaking_note(units[0])}"
+        return f"{text} {_cite_each(units)}", "immediate"
     topic = topic_of(event)
     where = f"{name}'s {topic} backend" if topic and is_backend_area(event, topic) else name
-    return (
-        f"Check your use of {where} before upgrading: a breaking change "
+    unreleased = _watched(_shipped_in(units, pick), pick)
+    when = "before its next release" if unreleased else "before upgrading"
+    text = (
+        f"Check your use of {where} {when}: a breaking change "
         f"{event_predicate(event, max_words=10)} {_cite_each(units)}"
     )
+    return text, "plan" if unreleased else "immediate"
 
 
 def _undone(unit: Unit) -> str:
@@ -376,10 +383,13 @@ def write_actions(picks: list[ProjectPick], *, config: WireConfig) -> list[Actio
         if kind == "security":
             text, urgency = security_item(units, pick, name=name)
             items.append((text, urgency, pick.repo, _key(units[:MAX_CITATIONS])))
-        elif kind in ("ci_gate", "breaking"):
-            write = ci_gate_item if kind == "ci_gate" else breaking_item
+        elif kind == "ci_gate":
             told = units[:MAX_CITATIONS]
-            items.append((write(told, name=name), "immediate", pick.repo, _key(told)))
+            items.append((ci_gate_item(told, name=name), "immediate", pick.repo, _key(told)))
+        elif kind == "breaking":
+            told = units[:MAX_CITATIONS]
+            text, urgency = breaking_item(told, pick, name=name)
+            items.append((text, urgency, pick.repo, _key(told)))
         elif kind == "monitor":
             turn = sum(item[1] == "monitor" for item in items)
             text = monitor_item(units, name=name, turn=turn)
