@@ -165,3 +165,16 @@ def test_a_prefix_naming_a_folder_and_an_acronym_is_the_part_the_sentence_names(
     ]
     text = " ".join(s.text for s in day_story(activity).body)
     assert "in AWS SD" in text and "in OCI SD" in text, text
+
+
+def test_a_capital_only_the_title_gave_goes_when_the_description_writes_the_word_lower() -> None:
+    from digest.compose.phrases import event_predicate
+    from digest.reading.classify import classify_one
+
+    said = "Some classes have auxiliary modules that take no positional argument."
+    opener = classify_one(change("FIX Auxiliary modules requiring x argument", body=said), USERS)
+    assert event_predicate(opener, max_words=12).startswith("fixes auxiliary modules")
+    # a name its description writes capitalised keeps its capital
+    name = "The pool shared by Rayon deadlocks when Rayon is busy."
+    deadlock = classify_one(change("Fix Rayon deadlock in the pool", body=name), USERS)
+    assert "Rayon deadlock" in event_predicate(deadlock, max_words=12)

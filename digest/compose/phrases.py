@@ -95,11 +95,30 @@ def event_predicate(
             verb = "fixes" if kind == "fix" else "lands"
             return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
         predicate = tidied
+    predicate = _common_case(predicate, event)
     predicate = acronym_case(with_article(predicate) if articles else predicate)
     # "Also capture logs …" adds to what its pull request did, which the story does not
     # tell; and beside our own "It also" it would read "also also".
     predicate = _ADDING_ADVERB.sub("", predicate)
     return predicate + _where_it_lives(event, predicate)
+
+
+def _common_case(predicate: str, event: Event) -> str:
+    """`predicate` with its object's first word lower-cased when the title gave it a capital
+    only because it opened the title, as the change's own description shows by writing the
+    word in lower case mid-sentence more often than capitalised ("FIX: Auxiliary modules
+    …" → "fixes auxiliary modules …"); a name it writes capitalised ("Rayon") stays."""
+    verb, _, rest = predicate.partition(" ")
+    first, _, after = rest.partition(" ")
+    if not (first[:1].isupper() and first[1:].isalpha() and first[1:].islower()):
+        return predicate
+    if after[:1].isupper():
+        return predicate  # a name of several words: "Add Tensor", "Prefix Tuning"
+    mid = re.compile(rf"(?<=[a-z,;] )({first[0]}|{first[0].lower()}){re.escape(first[1:])}\b")
+    uses = [m[0][0].islower() for m in mid.finditer(event.activity.body)]
+    if not uses or sum(uses) <= len(uses) - sum(uses):
+        return predicate
+    return f"{verb} {first.lower()} {after}".rstrip()
 
 
 _ADDING_ADVERB = re.compile(r"^(also|additionally|further(more)?|moreover)\s+(?=[a-z])", re.I)
