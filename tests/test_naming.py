@@ -47,6 +47,9 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
     # a title's opening clause pasted after our verb
     assert not is_clean("fixes For new-style dtypes use the old printing path")
     assert classify_one(change("Upgrade Go modules", "go.mod"), USERS).clean
+    # a title-cased word alone says nothing of what changed; a new thing's name may
+    assert not is_clean("sets Directory")
+    assert is_clean("adds Mica") and is_clean("sets `Directory`")
 
 
 def test_a_change_that_must_be_told_but_reads_badly_is_told_by_its_quoted_title() -> None:

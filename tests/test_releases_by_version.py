@@ -672,3 +672,17 @@ def test_a_breaking_change_is_immediate_once_a_release_ships_it_and_planned_for_
         "immediate",
         "Check your use of vite before upgrading",
     )
+
+
+def test_a_release_cut_on_a_maintenance_branch_carries_none_of_the_default_branchs_changes() -> (
+    None
+):
+    fix = change("acme/widgets", "BUG: make string comparison use memcmp", "src/core/cmp.c", n=1)
+    sync = change(
+        "acme/widgets", "MAINT: Update main after 2.5.0 release", "doc/release/2.5.0-notes.rst", n=2
+    )
+    later = change("acme/widgets", "REL: Prepare for the 2.6.0 release", "pyproject.toml", n=3)
+    events = classify([fix, sync, later], config("acme/widgets"))
+    by_sha = {sha: [e.activity.sha for e in found] for sha, found in carried(events).items()}
+    assert by_sha[sync.sha] == []  # 2.5.0 was cut on its own branch
+    assert by_sha[later.sha] == [fix.sha]  # the fix waits for the next release from main

@@ -394,7 +394,7 @@ def test_a_back_out_says_how_long_after_the_change_as_the_gap_was(minutes: int, 
     assert story.checks is not None and story.checks.problems == ()
 
 
-def test_a_package_updated_twice_is_counted_as_two_updates_not_two_dependencies() -> None:
+def test_a_package_updated_twice_is_counted_by_its_changes_not_as_two_dependencies() -> None:
     bumps = [
         change(n, f"Bump {name} from 1.{n}.0 to 1.{n}.1", author="dependabot[bot]")
         for n, name in ((1, "libfoo"), (2, "libfoo"), (3, "libbar"), (4, "libbaz"), (5, "libfoo"))
@@ -410,7 +410,8 @@ def test_a_package_updated_twice_is_counted_as_two_updates_not_two_dependencies(
         window=span(days=1),
     )
     text = " ".join(s.text for s in story.body)
-    assert "five dependency updates" in text and "five dependencies" not in text, text
+    assert "updates dependencies in five changes" in text, text
+    assert "five dependencies" not in text, text
     assert story.checks is not None and story.checks.problems == ()
 
 
@@ -442,3 +443,20 @@ def test_a_day_of_six_changes_is_no_quiet_day_though_only_three_are_news() -> No
     assert story.lede.endswith("; two more changes and three dependency updates landed as well.")
     assert "users see" not in story.lede
     assert story.checks is not None and story.checks.problems == ()
+
+
+def test_group_bumps_are_counted_by_their_changes() -> None:
+    group = "Bump the tools group across 1 directory with 3 updates"
+    bumps = [change(n, group, author="dependabot[bot]") for n in (1, 2)]
+    bumps.append(change(3, "Bump libbar from 1.0.0 to 1.0.1", author="dependabot[bot]"))
+    story = compose(
+        [
+            *bumps,
+            change(6, "Add a retry option to the client"),
+            change(7, "Fix a crash when the cache directory is missing"),
+        ],
+        config=WireConfig(),
+        window=span(days=1),
+    )
+    text = " ".join(s.text for s in story.body)
+    assert "updates dependencies in three changes" in text, text

@@ -57,7 +57,7 @@ def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
 
 
 def _spread(topics: list[tuple[str, int]], elsewhere: int) -> str:
-    """ "12 in Arm, three each in CI and Docs and 40 elsewhere": no number said twice."""
+    """ "12 in Arm, three each in CI and Docs and 40 elsewhere": places of one count share it."""
     by_count: dict[int, list[str]] = {}
     for topic, count in topics:
         by_count.setdefault(count, []).append(topic)
@@ -68,9 +68,8 @@ def _spread(topics: list[tuple[str, int]], elsewhere: int) -> str:
         for count, names in by_count.items()
     ]
     if elsewhere:
-        parts.append(
-            "as many elsewhere" if elsewhere in by_count else f"{count_word(elsewhere)} elsewhere"
-        )
+        # "one in the web and one elsewhere": "as many elsewhere" made the reader count back
+        parts.append(f"{count_word(elsewhere)} elsewhere")
     return join_words(parts)
 
 
@@ -137,10 +136,10 @@ def bump_clause(bumps: Sequence[Event]) -> str:
     named = [name for name in secured if name]
     noun = f"{count_word(count)} {'dependency' if count == 1 else 'dependencies'}"
     verb = "updates"
-    if all(packages) and len(set(packages)) < len(packages):
-        # One package updated twice is two updates of one dependency: the count is of
-        # updates. (One change that updates two packages is two dependencies.)
-        verb, noun = "makes", f"{count_word(count)} dependency updates"
+    if len(bumps) > 1 and (not all(packages) or len(set(packages)) < len(packages)):
+        # A group's updates, or one package updated twice, count neither dependencies nor
+        # changes a reader can tell apart: the changes are counted, which the sources show.
+        noun = f"dependencies in {count_word(len(bumps))} changes"
     if not secured:
         return f"{verb} {noun}"
     security = sum(e.bump.count for e in bumps if e.bump and e.bump.security)

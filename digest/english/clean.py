@@ -138,6 +138,10 @@ def knows_verb(lemma: str) -> bool:
     return looks_like_new_verb(word)
 
 
+# Verbs whose object may be a new thing's name alone: "adds Mica" (a method of that name).
+_MAKING = frozenset({"adds", "introduces", "implements", "supports"})
+
+
 def is_clean(predicate: str) -> bool:
     """True when `predicate` opens with a verb the lexicon knows ("astros unable to …" is a
     name conjugated) and has no parenthetical, "+" or "&", or trailing fragment."""
@@ -155,5 +159,8 @@ def is_clean(predicate: str) -> bool:
     second = words_[adverbs + 1] if len(words_) > adverbs + 1 else ""
     if second[:1].isupper() and second.lower() in PREPOSITIONS | SUBORDINATORS:
         return False  # "fixes For new-style dtypes use …": a title's opening clause pasted
+    alone = len(words_) == adverbs + 2 and second[1:].islower() and second[:1].isupper()
+    if alone and words_[adverbs].lower() not in _MAKING:
+        return False  # "sets Directory": a title-cased word alone says nothing of what
     last = bare(prose.split()[-1]).lower() if prose.split() else ""
     return not prose.rstrip().endswith(("…", "...")) and last not in _TRAILING

@@ -132,7 +132,8 @@ class Release:
     """A published version: `versions` as (package or None for the project itself, version);
     `packages`, those it publishes whose versions nothing says ("release pyo3-polars"; None
     for the project itself);
-    `breaking`, how many breaking changes its notes list."""
+    `breaking`, how many breaking changes its notes list;
+    `elsewhere`, cut on another branch (see the field)."""
 
     versions: tuple[tuple[str | None, str], ...]
     # GitHub flags it a pre-release (`PRERELEASE_LABEL` on its tag), or changesets' pre mode
@@ -140,6 +141,9 @@ class Release:
     prerelease: bool = False
     packages: tuple[str | None, ...] = ()
     breaking: int = 0
+    # Cut on a maintenance branch, its notes brought back to the default branch ("Update
+    # main after 2.5.0 release"): it carries none of the default branch's changes.
+    elsewhere: bool = False
 
     @property
     def version(self) -> str | None:
@@ -174,14 +178,14 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
         # notes come back to the default branch; "after 2.4.x release" names the series,
         # and the notes files it adds name the versions.
         if after["version"]:
-            return Release(((None, _plain(after["version"])),))
+            return Release(((None, _plain(after["version"])),), elsewhere=True)
         found = {
             _plain(m["version"])
             for f in activity.files
             if (m := _NOTES_FILE.search(f.path)) and m["version"].startswith(after["series"] + ".")
         }
         ordered = sorted(found, key=lambda v: tuple(int(n) for n in re.findall(r"\d+", v)))
-        return Release(tuple((None, v) for v in ordered)) if ordered else None
+        return Release(tuple((None, v) for v in ordered), elsewhere=True) if ordered else None
     match = next((m for p in _TITLES if (m := p.match(title) or p.match(subject))), None)
     if match is None and activity.sha.startswith(TAG_PREFIX):
         match = _TAG.match(title)
@@ -302,6 +306,10 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
     since: dict[str | None, dict[int, Event]] = {}
     result: dict[str, list[Event]] = {}
     for event in sorted(events, key=lambda e: (e.activity.landed_at, e.release is not None)):
+        if event.release is not None and event.release.elsewhere:
+            # Its changes landed on its own branch; the default branch's wait for the next.
+            result[event.activity.sha] = []
+            continue
         if event.release is not None:
             carried: dict[int, Event] = {}
             patch = _patch_only(event.release)
