@@ -686,3 +686,21 @@ def test_a_release_cut_on_a_maintenance_branch_carries_none_of_the_default_branc
     by_sha = {sha: [e.activity.sha for e in found] for sha, found in carried(events).items()}
     assert by_sha[sync.sha] == []  # 2.5.0 was cut on its own branch
     assert by_sha[later.sha] == [fix.sha]  # the fix waits for the next release from main
+
+
+def test_the_projects_own_package_is_named_among_releases_whose_versions_nothing_says() -> None:
+    def notes(*packages: str) -> list[str]:
+        own = ["packages/astro/CHANGELOG.md", "packages/astro/package.json"]
+        return own + [f"packages/integrations/{p}/CHANGELOG.md" for p in packages]
+
+    told = story(
+        [
+            change("withastro/astro", "[ci] release (#14000)", *notes("cloudflare"), n=1),
+            change("withastro/astro", "[ci] release (#14001)", *notes("react"), n=2),
+        ],
+        days=7,
+    )
+    text = " ".join([told.lede, *(s.text for s in told.body)])
+    assert "new releases of astro, cloudflare and react" in text, text
+    # two release commits, each publishing astro and one integration: four releases
+    assert "four releases in all" in text, text

@@ -67,8 +67,13 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
             if text not in target:
                 target.append(text)
         for package in event.release.packages if event.release else ():
-            if package is not None and _versionless(package) not in packages:
-                packages.append(_versionless(package))
+            # The project's own release whose version nothing says is a release of its
+            # package all the same, beside others ("new releases of astro and cloudflare").
+            name = package if package is not None else unit.lead.project.name
+            if _versionless(name) not in packages:
+                packages.append(_versionless(name))
+    if packages == [_versionless(unit.lead.project.name)]:
+        packages = []  # alone, it is "a release" of the project
     own = sorted(own, key=_order)
     if len(_every(unit).get(None, ())) > len(own) == 2:
         own = [f"{own[0]} to {own[1]}"]
@@ -148,6 +153,9 @@ def _every(unit: Unit) -> dict[str | None, list[tuple[str, bool]]]:
                 found[package].append((version, release.prerelease))
         for package in release.packages:
             found.setdefault(package, [])
+    if None in found and not found[None] and len(found) > 1:
+        # The project's own release with no version said: named like its packages.
+        found = {unit.lead.project.name: [], **{p: vs for p, vs in found.items() if p}}
     return {p: sorted(vs, key=lambda v: _order(v[0])) for p, vs in found.items()}
 
 
@@ -169,9 +177,16 @@ def _run(package: str | None, found: list[tuple[str, bool]], *, alone: bool) -> 
 
 
 def release_count(unit: Unit) -> int:
-    """How many releases the unit tells: each version of each product, and each release
-    whose version nothing says."""
-    return sum(max(1, len(found)) for found in _every(unit).values())
+    """How many releases the unit tells: each version of each product, and each product
+    each release commit publishes whose version nothing says (two release commits that
+    each publish astro and cloudflare are four releases)."""
+    said: set[tuple[str | None, str]] = set()
+    unsaid = 0
+    for event in (unit.lead, *unit.related):
+        if event.release is not None:
+            said.update(event.release.versions)
+            unsaid += len(set(event.release.packages))
+    return len(said) + unsaid
 
 
 def all_named(unit: Unit, *, limit: int = MAX_LEDE_PRODUCTS) -> list[str]:
