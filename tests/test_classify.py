@@ -109,6 +109,16 @@ def test_n4_back_out_is_a_revert_linked_by_its_quoted_title() -> None:
 
 def test_unquoted_revert_is_a_revert_too() -> None:
     assert undo_target("Revert PyTorch 2.12 pin bump") == (1, "PyTorch 2.12 pin bump")
+    assert undo_target("Revert change to default timeout") == (1, "change to default timeout")
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["revert es-module-lexer to 2.1.0", "Revert preview release to single job, skip cache"],
+)
+def test_revert_x_to_a_state_returns_x_to_it_and_backs_nothing_out(title: str) -> None:
+    # "backs out “es-module-lexer to 2.1.0”" and a [monitor] item misread the verb
+    assert undo_target(title) == (0, title)
 
 
 @pytest.mark.parametrize(

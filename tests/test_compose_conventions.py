@@ -358,10 +358,10 @@ def test_a_cut_never_ends_on_a_word_that_opens_a_clause() -> None:
 
 
 def test_counts_by_place_say_every_number_and_never_as_many() -> None:
-    from digest.compose.counts import _spread
+    from digest.compose.counts import spread_over_places
 
-    spread = _spread([("PromQL", 2), ("the web", 1)], 1)
+    spread = spread_over_places([("PromQL", 2), ("the web", 1)], 1)
     assert spread == "two in PromQL, one in the web and one elsewhere"
-    assert _spread([("Arm", 3), ("CI", 1), ("Docs", 1)], 4) == (
+    assert spread_over_places([("Arm", 3), ("CI", 1), ("Docs", 1)], 4) == (
         "three in Arm, one each in CI and Docs and four elsewhere"
     )

@@ -56,7 +56,7 @@ def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
     return sorted(named, key=lambda tn: (-tn[1], tn[0].lower()))
 
 
-def _spread(topics: list[tuple[str, int]], elsewhere: int) -> str:
+def spread_over_places(topics: list[tuple[str, int]], elsewhere: int) -> str:
     """ "12 in Arm, three each in CI and Docs and 40 elsewhere": places of one count share it."""
     by_count: dict[int, list[str]] = {}
     for topic, count in topics:
@@ -211,7 +211,7 @@ def summary_sentences(
         topics = _topic_counts(pick)[:max_topics]
         # Topics are worth naming once at least a third of the rest falls in them.
         if topics and sum(n for _, n in topics) * 3 >= rest and rest >= 3:
-            lead = f"{counted}: {_spread(topics, rest - sum(n for _, n in topics))}"
+            lead = f"{counted}: {spread_over_places(topics, rest - sum(n for _, n in topics))}"
             tails = _join_distinct(folded)
         else:
             lead, *tails = _join_distinct([(counted, rest), *folded])

@@ -41,6 +41,7 @@ from digest.english.shapes import (
 from digest.english.words import (
     AUXILIARIES,
     CHANGE_VERBS,
+    CONJUNCTIONS,
     PARTICLES,
     PHRASE_JOINERS,
     PREPOSITIONS,
@@ -55,6 +56,7 @@ from digest.english.words import (
     parts_of_speech,
     third_person_of,
     verb_form,
+    verb_lemma,
 )
 
 # A fix titled by the error it makes the code raise: "error on X", "error at compile time
@@ -114,6 +116,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if past and (own := own_subject(words, guess_verb=False)):
         return own
     if verb:
+        if verb in ("make", "let", "help"):
+            words = _bare_infinitive(words)
         return join(third_person(verb), coordinated(words))
     if not words:
         return "makes an untitled change"
@@ -139,6 +143,21 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
         return join(third_person_of(base), " ".join(words[2:]))
     return noun_phrase(coordinated(words).split(" "), kind)
+
+
+def _bare_infinitive(words: list[str]) -> list[str]:
+    """The words after "make", "let" or "help" with the verb of their object in its bare
+    form: "Make `resets()` function considers …" makes the function consider it."""
+    for at, word in enumerate(words[:5]):
+        if at == 0 or is_identifier(word) or not word.islower():
+            continue
+        before = bare(words[at - 1]).lower()
+        if before in RELATIVES | CONJUNCTIONS | {"sure", "it"} or verb_form(word) == "VBD":
+            return words
+        if verb_form(word) == "VBZ" and "NOUN" not in parts_of_speech(bare(word).lower()):
+            lemma = verb_lemma(word)
+            return [*words[:at], lemma, *words[at + 1 :]] if lemma else words
+    return words
 
 
 # A title that states what something cannot do: "Astro unable to handle X", "Parser
@@ -235,6 +254,9 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     nor does a deprecation's "string APIs" unless a verb of change opens it."""
     if (kind == "fix" and names_trouble(subject)) or _inability(subject):
         return None, subject  # "Issues with X", "Widgets unable to Y": no verb opens it
+    if proposed := _PROPOSAL.match(subject):
+        # A merged proposal is done: "Propose disabling X" disables X
+        return split_kind_verb(subject[proposed.end() :], kind)
     verb, rest = split_verb(subject)
     if kind == "fix" and _names_a_compound_fault(subject.split(" ")):
         return None, subject  # a fix's "route mismatch", "chunk overflow": a noun compound
@@ -250,6 +272,7 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     return verb, rest
 
 
+_PROPOSAL = re.compile(r"^(?:propose|proposal\s*:|rfc\s*:)\s+(?=\S)", re.I)
 _FOR_REMOVAL = re.compile(r"\bfor\s+(removal|deprecation)\s+in\b", re.I)
 
 
@@ -317,7 +340,8 @@ def shorten(text: str, *, max_words: int) -> str:
         (
             i
             for i, w in enumerate(words)
-            if (w.lower() in SUBORDINATORS and i >= 1) or (w.lower() in _CLAUSE_RELATIVES and i >= 3)
+            if (w.lower() in SUBORDINATORS and i >= 1)
+            or (w.lower() in _CLAUSE_RELATIVES and i >= 3)
         ),
         default=None,
     )

@@ -94,7 +94,7 @@ TECH_VERBS = words(
 # "Guard nil `x`"): a title that opens with any other such word before a noun is a noun
 # phrase ("Image generation results", "Chunk overflow on X", "Option to seed Y").
 TITLE_VERBS = words(
-    "support change check guard turn print report filter clip upload mention read escape "
+    "support change check guard turn print report filter clip upload mention read escape highlight "
     "preserve serve reject respect forward honor honour release bundle package publish target "
     "route mirror benchmark profile cache record track log load store map list sort test lint type copy "
     "limit mark name number order parse patch pass pause point post process query queue "

@@ -304,9 +304,11 @@ _HOUSEKEEPING_PATH = re.compile(
 
 # A version number in a documentation change's title: it writes up a release ("vite 8.1
 # post", "Add On-Prem 0.5.0 release"); not who runs one ("the 3.12 release shepherd").
-_RELEASE_POST = re.compile(
-    r"(?<![\w.])v?\d+\.\d+(\.\d+)?(?![\w.])"
-    r"(?!.*\b(shepherds?|managers?|captains?|leads?|schedule|process|checklist)\b)"
+_RELEASE_POST = re.compile(r"(?<![\w.])v?\d+\.\d+(\.\d+)?(?![\w.])")
+# … who runs a release, or how: "volunteer for release shepherd of 3.14" names people.
+_RELEASE_ROLE = re.compile(
+    r"\b(shepherds?|managers?|captains?|leads?|volunteer\w*|rota|schedule|process|checklist)\b",
+    re.I,
 )
 
 # … with a word that says so: "update tox python version to 3.12" writes up no release.
@@ -327,6 +329,8 @@ def housekeeping_of(subject: str, paths: list[str]) -> str | None:
         and _RELEASE_POST.search(subject)
         and _RELEASE_WORD.search(subject)
     ):
+        if _RELEASE_ROLE.search(subject):
+            return "people" if re.search(r"shepherd|volunteer|rota", subject, re.I) else None
         return "changelog"  # "vite 8.1 post", "Add On-Prem 0.5.0 release": release notes
     match = _HOUSEKEEPING_TITLE.search(subject)
     if match and (not paths or all(is_doc_path(p) or _HOUSEKEEPING_PATH.search(p) for p in paths)):

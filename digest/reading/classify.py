@@ -118,6 +118,16 @@ def _unquoted(text: str) -> str:
     return re.sub(r'^["“\']+|["”\']+$', "", text).strip()
 
 
+# "revert X to Y" unquoted, before any comma: X returned to the state Y ("revert
+# es-module-lexer to 2.1.0", "Revert preview release to single job, …"), no back-out of X.
+# A noun that takes "to" keeps the back-out: "Revert change to default timeout".
+_RETURNS_TO = re.compile(
+    r"""^(?!["“'])[^,;"“]*?(?<!\bchange)(?<!\bchanges)(?<!\bupdate)(?<!\bupgrade)"""
+    r"""(?<!\bmove)(?<!\bswitch)(?<!\bmigration)(?<!\bbump)(?<!\baddition)\sto\s""",
+    re.I,
+)
+
+
 def undo_target(subject: str) -> tuple[int, str]:
     """How many revert layers a title has, and the title underneath them.
 
@@ -125,6 +135,8 @@ def undo_target(subject: str) -> tuple[int, str]:
     """
     depth, text = 0, subject.strip()
     while match := _REVERT.match(text):
+        if _RETURNS_TO.match(match.group(1)):
+            break  # "Revert es-module-lexer to 2.1.0": it returns something to a state
         depth += 1
         text = re.sub(r"\s*\(#\d+\)\s*$", "", match.group(1).strip())
         text = text.strip().removeprefix('"').removeprefix("“").removeprefix("'")
