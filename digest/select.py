@@ -139,6 +139,9 @@ class Unit:
     # sentence names when none of them is a security fix or breaking change.
     carried: tuple[Event, ...] = ()
     highlight: Event | None = None
+    # For a release: the shas of its releases that ship a security fix or breaking change,
+    # which its sentence cites whatever else it leaves uncited.
+    carriers: frozenset[str] = frozenset()
 
     @property
     def activities(self) -> tuple[Activity, ...]:
@@ -255,7 +258,22 @@ def group_units(
                 # A release names a change it ships only when there are more than fit.
                 names = event.release is not None and crowded
                 best = _highlight(ships, used, scores) if names else None
-                top.append(Unit(event, score, related, dominant, carried=ships, highlight=best))
+                carriers = frozenset(
+                    r.activity.sha
+                    for r in (event, *related)
+                    if any(e.security or e.breaking for e in shipped.get(r.activity.sha, ()))
+                )
+                top.append(
+                    Unit(
+                        event,
+                        score,
+                        related,
+                        dominant,
+                        carried=ships,
+                        highlight=best,
+                        carriers=carriers,
+                    )
+                )
             elif event.must_act:
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
             else:

@@ -704,3 +704,32 @@ def test_the_projects_own_package_is_named_among_releases_whose_versions_nothing
     assert "new releases of astro, cloudflare and react" in text, text
     # two release commits, each publishing astro and one integration: four releases
     assert "four releases in all" in text, text
+
+
+def test_a_release_sentence_cites_the_unversioned_release_that_ships_its_security_fix() -> None:
+    astro = "withastro/astro"
+    own = ("packages/astro/CHANGELOG.md", "packages/astro/package.json")
+    releases = [
+        change(astro, f"[ci] release (#{14000 + n})", *own, f"packages/{p}/CHANGELOG.md", n=n)
+        for n, p in ((1, "mdx"), (3, "node"), (7, "vue"), (9, "react"))
+    ]
+    fix = change(
+        astro,
+        "fix(security): escape slot names to prevent XSS",
+        "packages/astro/src/runtime/slots.ts",
+        ".changeset/escape-slot-names.md",
+        n=4,
+    )
+    carrier = change(astro, "[ci] release (#14005)", *own, "packages/svelte/CHANGELOG.md", n=5)
+    carrier = carrier.model_copy(
+        update={
+            "files": (
+                *carrier.files,
+                FileChange(path=".changeset/escape-slot-names.md", status="D", deletions=3),
+            )
+        }
+    )
+    told = story([*releases, fix, carrier], days=7)
+    numbers = {r.sha: r.n for r in told.references}
+    [sentence] = [s for s in told.body if "security fix" in s.text and "releases" in s.text]
+    assert f"[{numbers[carrier.sha]}]" in sentence.text, sentence.text

@@ -36,12 +36,24 @@ def _own(event: Event) -> bool:
 
 
 def cited_releases(unit: Unit) -> list[Event]:
-    """The releases a release unit names and cites, earliest first: the project's own (its
-    latest and earliest when there are more than `MAX_NAMED_RELEASES`), then the latest of
-    each package, at most `MAX_NAMED_RELEASES`."""
+    """The releases a release unit names and cites, earliest first: those that ship a
+    security fix or breaking change (`Unit.carriers`), the project's own (its latest and
+    earliest when there are more than `MAX_NAMED_RELEASES`), then the latest of each
+    package, at most `MAX_NAMED_RELEASES`."""
     events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
     own = [e for e in events if _own(e)]
     chosen = own[:] if len(own) <= MAX_NAMED_RELEASES else [own[-1], own[0]]
+    # A release that ships a security fix or breaking change is cited, since the sentence
+    # says so: one whose version nothing says is in no range ("5.55.6 to 5.55.9").
+    carrying = [
+        e
+        for e in events
+        if e.activity.sha in unit.carriers
+        and e not in chosen
+        and not (e.release and e.release.versions)
+    ]
+    if carrying:
+        chosen = list(dict.fromkeys([*carrying, *chosen]))[: max(MAX_NAMED_RELEASES, len(carrying))]
     packages: set[str] = set()
     for event in reversed(events):
         if len(chosen) >= MAX_NAMED_RELEASES:
