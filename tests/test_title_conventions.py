@@ -172,6 +172,14 @@ def test_a_headline_is_upper_case_but_for_identifiers(text: str, headline: str) 
     assert headline_case(text) == headline
 
 
+def test_a_headline_keeps_the_case_of_words_run_together_in_what_a_change_did() -> None:
+    text = "uses config.Secret for ServiceAccountKey and PrivateKey"
+    assert headline_case(text, compounds=True) == (
+        "USES config.Secret FOR ServiceAccountKey AND PrivateKey"
+    )
+    assert headline_case("ExecuTorch") == "EXECUTORCH"  # a project's name is upper-cased
+
+
 @pytest.mark.parametrize(
     ("text", "cased"),
     [

@@ -36,11 +36,15 @@ def write_headline(
         told = picks[:projects]
         for max_words in (9, 7, 5, 4, 3):
             clauses = [
-                f"{project_name(config, p.repo)} "
-                + unit_predicate(p.lead, max_words=max_words, headline=True, articles=False)
+                headline_case(project_name(config, p.repo))
+                + " "
+                + headline_case(
+                    unit_predicate(p.lead, max_words=max_words, headline=True, articles=False),
+                    compounds=True,
+                )
                 for p in told
             ]
-            headline = headline_case(", ".join(clauses)).rstrip(" .!?;:,")
+            headline = ", ".join(clauses).rstrip(" .!?;:,")
             if len(headline) <= max_chars:
                 return headline, _keys(told)
     return headline[:max_chars].rsplit(" ", 1)[0], _keys(picks[:1])

@@ -22,14 +22,33 @@ _CODE_TOKEN = re.compile(
 )
 
 
-def headline_case(text: str) -> str:
+# A compound name of code: two or more capitalised words run together ("ServiceAccountKey",
+# "PrivateKey", "FetchState"), which a headline upper-cases past reading.
+_COMPOUND = re.compile(r"(?<![\w`])[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+(?![\w`])")
+
+
+def headline_case(text: str, *, compounds: bool = False) -> str:
     """`text` upper-cased for a headline, except code: backtick spans and identifier-like
     tokens keep the case that is part of their name ("PROACTIVE_CAPACITY" stays
     "proactive_capacity", "From<OwnedFd>", "src/cli/main.rs", "torch.compile", "camelCase").
-    Ordinary names and acronyms are upper-cased as headline style wants ("ExecuTorch")."""
+    Ordinary names and acronyms are upper-cased as headline style wants ("ExecuTorch"),
+    unless `compounds` keeps the case of words run together ("ServiceAccountKey"), as for
+    what a change did, whose names are code more often than brands."""
     out: list[str] = []
     at = 0
     for match in _CODE_TOKEN.finditer(text):
+        out += [_upper(text[at : match.start()], compounds), match.group(0)]
+        at = match.end()
+    out.append(_upper(text[at:], compounds))
+    return "".join(out)
+
+
+def _upper(text: str, compounds: bool) -> str:
+    if not compounds:
+        return text.upper()
+    out: list[str] = []
+    at = 0
+    for match in _COMPOUND.finditer(text):
         out += [text[at : match.start()].upper(), match.group(0)]
         at = match.end()
     out.append(text[at:].upper())
