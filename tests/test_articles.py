@@ -151,3 +151,23 @@ def test_the_headline_keeps_the_title_telegraphic() -> None:
     assert story.headline == "EXECUTORCH ADDS MLX DELEGATE"
     assert story.body[0].text.startswith("ExecuTorch adds an MLX delegate")
     assert "(part 1)" not in story.body[0].text
+
+
+@pytest.mark.parametrize(
+    ("text", "agreed"),
+    [
+        (
+            "deprecates setting the dtype of an numpy.ndarray",
+            "deprecates setting the dtype of a numpy.ndarray",
+        ),
+        ("fixes a error in the parser", "fixes an error in the parser"),
+        # read letter by letter where no vowel says it as a word
+        ("targets an nn.Parameter", "targets an nn.Parameter"),
+        # "a" as a name, not an article
+        ("takes options a and b", "takes options a and b"),
+    ],
+)
+def test_a_pasted_article_agrees_with_the_sound_after_it(text: str, agreed: str) -> None:
+    from digest.english.articles import agree_articles
+
+    assert agree_articles(text) == agreed

@@ -366,3 +366,21 @@ def test_routine_bumps_rank_below_real_work() -> None:
 )
 def test_new_support_includes_input_newly_accepted(title: str, new: bool) -> None:
     assert is_new_support(title) is new
+
+
+def test_a_deprecation_type_that_removes_what_was_deprecated_deprecates_nothing_new() -> None:
+    from tests.test_audience import USERS, change
+
+    expired = classify_one(change("DEP: Remove warnings from `read_rows`", "src/io.py"), USERS)
+    assert not expired.deprecation
+    fresh = classify_one(change("DEP: Deprecate setting the dtype of an array", "src/a.py"), USERS)
+    assert fresh.deprecation
+
+
+def test_a_revert_is_named_by_a_noun_phrase_only_when_its_object_is_one() -> None:
+    from digest.english.clauses import nominalize
+
+    assert nominalize("Globally serialize XNNPACK execution, add logging") == (
+        "XNNPACK serialization"
+    )
+    assert nominalize("Enable ruff linting in test_linalg.py") is None

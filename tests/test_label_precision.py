@@ -32,8 +32,6 @@ LABELS = ("release", "breaking", "security", "deprecation", "immediate")
 BELOW_TARGET = {
     "breaking": "precision 0.75 (6 of 8): 1 false in kept-out files, and 'Remove support for"
     " `eval_type_backport()`', a removal no supported user notices",
-    "deprecation": "precision 0.94 (15 of 16): 1 false in kept-out files, a removal of"
-    " deprecated modes read as a deprecation",
     "immediate": "precision 0.79 (19 of 24): 4 false in kept-out files, and one removal",
 }
 

@@ -10,7 +10,7 @@ import re
 from itertools import pairwise
 
 from digest.config import WireConfig, topic_key
-from digest.english.articles import with_article
+from digest.english.articles import agree_articles, with_article
 from digest.english.case import acronym_case
 from digest.english.clauses import clause, nominalize, shorten
 from digest.english.clean import is_clean, tidy
@@ -96,7 +96,7 @@ def event_predicate(
             return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
         predicate = tidied
     predicate = _common_case(predicate, event)
-    predicate = acronym_case(with_article(predicate) if articles else predicate)
+    predicate = acronym_case(agree_articles(with_article(predicate) if articles else predicate))
     # "Also capture logs …" adds to what its pull request did, which the story does not
     # tell; and beside our own "It also" it would read "also also".
     predicate = _ADDING_ADVERB.sub("", predicate)

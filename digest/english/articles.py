@@ -37,6 +37,7 @@ from digest.english.words import (
     RELATIVES,
     SUBORDINATORS,
     bare,
+    parts_of_speech,
     words,
 )
 
@@ -175,8 +176,32 @@ def indefinite_article(word: str) -> str:
         spoken = len(text) > 2 and text[1] in "AEIOU" and text[2].isupper()
         if not spoken:
             return "an" if text[0] in _VOWEL_LETTERS else "a"
+    segment = re.split(r"[._/:-]", text, maxsplit=1)[0]
+    if 1 < len(segment) <= 4 and segment.isalpha() and not re.search(r"[aeiouy]", segment, re.I):
+        # No vowel to say it by: read letter by letter ("an nn.Parameter", "an np.array")
+        return "an" if segment[0].upper() in _VOWEL_LETTERS else "a"
     if _SILENT_H.match(text) or re.match(r"^x(?![aeiou])", text, re.I):
         return "an"  # "an hour"; "an xlarge", "an x86": "x" before a consonant is "ex"
     if _VOWEL_BUT_CONSONANT.match(text):
         return "a"
     return "an" if text[0].lower() in "aeiou" else "a"
+
+
+_ARTICLE_BEFORE = re.compile(r"(?<![\w`'])(a|an) ([`]?[A-Za-z][\w.`-]*)")
+
+
+def agree_articles(text: str) -> str:
+    """`text` with "a" and "an" agreeing with the sound of the word after them, as a title
+    pasted into prose may not ("of an numpy.ndarray" → "of a numpy.ndarray"). "a" becomes
+    "an" only before a noun or adjective: "options a and b" names an option."""
+
+    def agree(match: re.Match[str]) -> str:
+        article, word = match[1], match[2]
+        wanted = indefinite_article(word)
+        if wanted == article:
+            return match[0]
+        if article == "a" and not parts_of_speech(bare(word).lower()) & {"NOUN", "ADJ"}:
+            return match[0]
+        return f"{wanted} {word}"
+
+    return _ARTICLE_BEFORE.sub(agree, text)

@@ -111,6 +111,10 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
         return join("fixes", _lowered(inability["subject"]), what, inability["rest"])
     if verb == "fix" and (fault := fault_statement(words, negated_only=True)):
         return fault  # "Fix X didn't raise on Y": the fault follows the verb
+    coded = _CODE_THEN_VERB.match(text) if verb == "fix" else None
+    if coded and verb_form(coded["verb"]) == "VBZ" and (lemma := verb_lemma(coded["verb"])):
+        # "Fix `svd(…)` returns non-unitary `vh`": code, then what it wrongly does
+        return join("fixes", coded["code"], gerund(lemma), coded["rest"])
     # "resolved build options should be kept": a past participle opens a subject, not a verb.
     past = not verb and words and verb_form(words[0]) in ("VBD", "VBN")
     if past and (own := own_subject(words, guess_verb=False)):
@@ -143,6 +147,9 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
         return join(third_person_of(base), " ".join(words[2:]))
     return noun_phrase(coordinated(words).split(" "), kind)
+
+
+_CODE_THEN_VERB = re.compile(r"^(?P<code>`[^`]+`)\s+(?P<verb>[a-z]+)\s+(?P<rest>\S.*)$")
 
 
 def _bare_infinitive(words: list[str]) -> list[str]:
@@ -296,8 +303,8 @@ def nominalize(title: str) -> str | None:
     obj = rest.split()
     if len(obj) > 1 and obj[-1].lower() in GENERIC_HEADS:
         obj = obj[:-1]
-    if len(obj) > 4:
-        return None
+    if len(obj) > 4 or any(w.lower() in PREPOSITIONS for w in obj):
+        return None  # "ruff linting in test_linalg.py enablement" is no noun phrase
     return f"{' '.join(obj)} {NOMINALS[verb]}"
 
 

@@ -187,6 +187,11 @@ def _is_breaking_label(label: str) -> bool:
     return "breaking" in key or key in {"semvermajor", "major", "majorchange"}
 
 
+_EXPIRES = re.compile(
+    r"^(remove[sd]?|drop(s|ped)?|delete[sd]?|expire[sd]?|finali[sz]e[sd]?)\b", re.I
+)
+
+
 def is_cleanup_of_deprecated(subject: str) -> bool:
     """True for "Stop using deprecated X", "Migrate off deprecated X" and the like."""
     return bool(_CLEANUP.search(subject))
@@ -196,7 +201,9 @@ def is_cleanup_of_deprecated(subject: str) -> bool:
 # old one. A bare "param" or "argument" is a function's own ("rename confusing input param
 # st->t"): only one a user passes by name (a CLI, query or keyword argument) is a setting.
 # A file's name in code ("`python_api.py`"): a rename of it moves code, no setting.
-_FILE_NAME = r"[^`]+\.(py|pyi|[cm]?[jt]sx?|rs|go|c|cc|cpp|h|hpp|java|kt|rb|sh|md|rst|toml|ya?ml|json)`"
+_FILE_NAME = (
+    r"[^`]+\.(py|pyi|[cm]?[jt]sx?|rs|go|c|cc|cpp|h|hpp|java|kt|rb|sh|md|rst|toml|ya?ml|json)`"
+)
 _RENAMED_SETTING = re.compile(
     r"^renam(e|es|ed|ing)\b(?!.*\b(internal|private|local|input)\s+(param|arg))"
     r".*\b(options?|settings?|config(uration)?s?|flags?|kwargs?|env(ironment)?\s+var\w*"
@@ -220,7 +227,9 @@ def is_deprecation(subject: str, body: str, title_kind: str | None = None) -> bo
     if is_cleanup_of_deprecated(subject) or _UNDEPRECATE.search(subject):
         return False
     if title_kind == "deprecation":
-        return True  # "deprecate: X", "DEP: X": the project's own type word says so
+        # "deprecate: X", "DEP: X": the project's own type word says so; but "DEP: Remove
+        # warnings from X" ends a deprecation whose time is up, and deprecates nothing new
+        return _EXPIRES.match(subject) is None
     if title_kind in (None, "feat") and renames_setting(subject):
         return True
     if _DEPRECATE_TITLE.search(subject):
