@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from digest.budget import CHANGES_A_SENTENCE, is_quiet
 from digest.english.similarity import content_words, jaccard, slots
+from digest.english.words import noun_lemma
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
 from digest.reading.event import Event, commit_count
@@ -182,7 +183,9 @@ def same_change(one: Event, other: Event) -> bool:
     """True when two titles are one change told twice ("Fix X", "Fix X 2"): alike, and
     differing by no word that names something ("support for `tan`" and "for `randn`" are
     two changes)."""
-    mine, theirs = _title_words(one), _title_words(other)
+    # "SD clients" and "SD client": a noun's number tells no change apart
+    mine = {noun_lemma(w) for w in _title_words(one)}
+    theirs = {noun_lemma(w) for w in _title_words(other)}
     differ = {w for w in mine ^ theirs if not w.isdigit() and w not in _RETELLING_WORDS}
     return not differ and jaccard(mine, theirs) >= SAME_TITLE_SIMILARITY
 

@@ -47,6 +47,15 @@ def test_titles_that_differ_by_a_name_are_two_changes_and_a_retelling_is_one() -
         CONFIG,
     )
     assert same_change(*twice)
+    # a noun's number tells no change apart: one sentence, not "X [1] and X, with …"
+    plural = classify(
+        [
+            change("Keep SD clients from defeating dead-code elimination", 5),
+            change("Keep SD client from defeating dead-code elimination", 6),
+        ],
+        CONFIG,
+    )
+    assert same_change(*plural)
 
 
 def test_changes_of_one_shape_share_a_clause_with_a_citation_a_slot() -> None:
