@@ -16,7 +16,8 @@ from tests.digest_data import ACTIVITY, days_and_weeks, example_config
 # changes", "updates eight dependencies", "makes one documentation or lint change".
 _COUNTED = re.compile(
     r"\b(?P<n>\d+|" + "|".join(COUNT_WORDS[1:]) + r")\s+(?:more\s+|related\s+)?"
-    r"(?:(?:internal|housekeeping|documentation|lint|translation|dependency),?\s+(?:(?:or|and)\s+)?)*"
+    r"(?:(?:internal|housekeeping|documentation|lint|translation|type-stub|dependency),?\s+"
+    r"(?:(?:or|and)\s+)?)*"
     r"(?P<noun>changes?|dependenc(?:y|ies)|releases|(?<=dependency )updates)\b"
 )
 _UNCOUNTED_CONTEXT = re.compile(r"(?:among them|of them|of which)\s*$")

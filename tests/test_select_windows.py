@@ -460,3 +460,20 @@ def test_group_bumps_are_counted_by_their_changes() -> None:
     )
     text = " ".join(s.text for s in story.body)
     assert "updates dependencies in three changes" in text, text
+
+
+def test_type_stub_changes_are_counted_in_a_busy_window() -> None:
+    stubs = [
+        change(n, f"TYP: shape-typing for `{name}`", path=f"src/widgets/{name}.pyi")
+        for n, name in ((1, "sum"), (2, "prod"), (3, "mean"))
+    ]
+    work = [
+        change(4, "Add a retry option to the client"),
+        change(5, "Fix a crash when the cache directory is missing"),
+        change(6, "Speed up schema validation of nested models"),
+        change(7, "Add a timeout option to the server"),
+    ]
+    story = compose([*stubs, *work], config=WireConfig(), window=span(days=1))
+    text = " ".join(s.text for s in story.body)
+    assert "three type-stub changes" in text, text
+    assert "shape-typing" not in text, text

@@ -73,7 +73,12 @@ def spread_over_places(topics: list[tuple[str, int]], elsewhere: int) -> str:
     return join_words(parts)
 
 
-_TRIVIA_WORDS = {"docs": "documentation", "lint": "lint", "translations": "translation"}
+_TRIVIA_WORDS = {
+    "docs": "documentation",
+    "lint": "lint",
+    "translations": "translation",
+    "typing": "type-stub",
+}
 
 
 def _trivia_word(trivia: str | None) -> str:

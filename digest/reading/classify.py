@@ -318,7 +318,16 @@ def read_change(activity: Activity, project: Project) -> Reading:
             event = replace(event, trivia=chore)
         elif trivia := trivia_kind(subject, paths, docs_only=kind == "docs"):
             event = replace(event, trivia=trivia)
+        elif _stubs_only(paths):
+            # What type checkers read, never what runs: a long window counts it.
+            event = replace(event, trivia="typing")
     return Reading(event, tuple(tags))
+
+
+def _stubs_only(paths: list[str]) -> bool:
+    """True when a change's code is type stubs alone, tests of them aside."""
+    code = [p for p in paths if not is_test_path(p)]
+    return bool(code) and all(is_stub_path(p) for p in code)
 
 
 def _product(tag: str | None, activity: Activity, project: Project) -> str | None:
