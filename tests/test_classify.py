@@ -384,3 +384,18 @@ def test_a_revert_is_named_by_a_noun_phrase_only_when_its_object_is_one() -> Non
         "XNNPACK serialization"
     )
     assert nominalize("Enable ruff linting in test_linalg.py") is None
+
+
+def test_a_tools_revert_and_restore_titles_are_a_back_out_and_a_reland() -> None:
+    from tests.test_audience import USERS, change
+
+    revert = 'fix: revert, "fix: escape ids with multiple null bytes (#22687)"'
+    assert undo_target(split_subject(revert)) == (1, "fix: escape ids with multiple null bytes")
+    restore = 'fix: restore, "fix: resolve the lockfile from the workspace root (#22700)"'
+    assert classify_one(change(restore, "src/a.ts"), USERS).kind == "reland"
+
+
+def split_subject(title: str) -> str:
+    from digest.reading.titles import split_title
+
+    return split_title(title).subject

@@ -110,6 +110,9 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "As a result production builds could leave the eager state not working correctly.",
         # what another pull request does: context, not this change's reason
         "PR #3300 drafts the idea of embedding the comparison results into each page.",
+        # how the change was merged or split off
+        "Extracted from #18047 and will self-merge this bit so that runs are kept around.",
+        "Didn't include this in the previous commit, in case it causes regressions for users.",
     ],
 )
 def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:

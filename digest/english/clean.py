@@ -40,7 +40,8 @@ _PARENTHETICAL = re.compile(r"(^|\s)\([^()]*[A-Za-z][^()]*\)")
 # "+", "&", a spaced hyphen ("Advanced Routing - Experimental", "X -> Y") and a colon
 # ("Use redirect: manual") join a title's parts where prose has words.
 _JOINED = re.compile(r"\s[+&]\s|\w\+\w|\s-\s|\s-+>\s|\w:\s")
-_TRAILING = PREPOSITIONS | CONJUNCTIONS | DETERMINERS
+# … but an adverb ending a phrasal verb is no fragment: "keeps previous runs around".
+_TRAILING = (PREPOSITIONS | CONJUNCTIONS | DETERMINERS) - {"around", "away", "aside", "apart"}
 
 
 def given_verb(title: str) -> bool:

@@ -40,8 +40,11 @@ from digest.reading.topics import (
 )
 from digest.reading.trivia import trivia_kind
 
-_REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)\s+(?:of\s+)?(.+)$", re.I)
-_RELAND = re.compile(r"^(?:reland|re-land|reapply|re-apply|re-enable)\b\s*(.*)$", re.I)
+# "Revert X", "Back out of X", and a tool's 'revert, "fix: X (#22687)"'
+_REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)(?:,|\s)\s*(?:of\s+)?(.+)$", re.I)
+_RELAND = re.compile(
+    r"^(?:reland|re-land|reapply|re-apply|re-enable|restore,)(?:\b|(?<=,))\s*(.*)$", re.I
+)
 # A body that opens by saying the change is back after a revert ("Resubmit X after the
 # original change was reverted", "Reland of #N").
 _RELAND_BODY = re.compile(
@@ -141,6 +144,7 @@ def undo_target(subject: str) -> tuple[int, str]:
         text = re.sub(r"\s*\(#\d+\)\s*$", "", match.group(1).strip())
         text = text.strip().removeprefix('"').removeprefix("“").removeprefix("'")
         text = re.sub(r'["”\']+$', "", text).strip()
+        text = re.sub(r"\s*\(#\d+\)$", "", text)  # 'revert, "fix: X (#22687)"'
     return depth, text
 
 

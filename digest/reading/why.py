@@ -167,6 +167,10 @@ _NOT_A_REASON = re.compile(
     r"|\bsee\s+(the\s+)?(inline\s+)?(comments?|issue|discussion|above|below|description)\b"
     r"|\b(authored|written|generated)\s+(with|by)\b|\bassistance\s+of\b"
     r"|\btemporary\b|\bdebug\s+commit\b|\baccidentally\b|\bwill\s+resolve\s+any\s+conflicts\b"
+    # how it was merged or split off: "will self-merge this bit", "extracted from #18047",
+    # "Didn't include this in the previous commit"
+    r"|\bself-?merg\w*|\b(extracted|split|carved)\s+(out\s+)?(from|of)\b"
+    r"|\b(previous|earlier|last|next|other)\s+(commit|pr|pull\s+request)\b"
     r"|\bthis\s+(pr|change|commit|patch)\s+(is|was)\s+(a|the)\s+(copy|cherry|port|backport)"
     # a state of the work or of its review, not why it was done: "Note: still a WIP for
     # native histograms", "Addresses divergences flagged in PR review"
