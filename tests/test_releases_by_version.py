@@ -733,3 +733,16 @@ def test_a_release_sentence_cites_the_unversioned_release_that_ships_its_securit
     numbers = {r.sha: r.n for r in told.references}
     [sentence] = [s for s in told.body if "security fix" in s.text and "releases" in s.text]
     assert f"[{numbers[carrier.sha]}]" in sentence.text, sentence.text
+
+
+def test_a_security_fix_names_the_advisory_its_description_gives() -> None:
+    fix = change(
+        VITE,
+        "fix: treat service account keys as secrets",
+        "packages/vite/src/node/config.ts",
+        n=1,
+        body="Fixes GHSA-39J6-789Q-QXVH: the keys were shown in plain text on the config page.",
+    )
+    told = story([fix, change(VITE, "fix: keep the HMR port", "packages/vite/src/a.ts", n=2)])
+    text = " ".join(s.text for s in told.body)
+    assert "a security fix for GHSA-39j6-789q-qxvh" in text, text

@@ -32,6 +32,7 @@ from digest.compose.slots import related_clause, unit_slots
 from digest.config import topic_key
 from digest.english.numbers import count_word, join_words
 from digest.model import Activity
+from digest.reading.audience import advisory_of
 from digest.reading.why import quotation
 from digest.select import Unit, same_change
 
@@ -237,7 +238,10 @@ def unit_sentence(
     if area and area not in (unit.dominant_topic, known_topic) and names_a_place(area, event):
         sentence += f" in {area}"
     if event.security:
-        sentence += ", a security fix"
+        # The advisory, which tells a reader whether it concerns them, unless already said
+        advisory = advisory_of(event.activity)
+        named = advisory and advisory.lower() not in sentence.lower()
+        sentence += f", a security fix for {advisory}" if named else ", a security fix"
     retold = all(same_change(event, e) for e in unit.related)
     undoing = event.linked or event.kind in ("revert", "reland")
     # Changes of one shape differing in one slot: one clause, each slot cited.

@@ -237,6 +237,16 @@ def is_security_fix(activity: Activity, subject: str, body: str) -> bool:
     return _ADVISORY.search(body) is not None
 
 
+def advisory_of(activity: Activity) -> str | None:
+    """The first security advisory (GHSA-…, CVE-…) the change's title or description names,
+    in the case its registry writes it, or None."""
+    found = _ADVISORY.search(activity.title) or _ADVISORY.search(activity.body)
+    if found is None:
+        return None
+    name = found.group(0)
+    return f"GHSA{name[4:].lower()}" if name.upper().startswith("GHSA") else name.upper()
+
+
 def names_flaw(text: str) -> bool:
     """True when `text` names a class of flaw ("prevents XSS on …", "path traversal"): what a
     reader of a security fix most needs to hear."""
