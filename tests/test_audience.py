@@ -514,3 +514,13 @@ def test_a_docs_change_that_names_versions_is_no_update_but_a_docs_bump_is() -> 
         change("docs: bump sphinx from 7.1 to 7.2", "docs/requirements.txt"), USERS
     )
     assert pinned.kind == "bump" and pinned.bump is not None
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["deny.toml", "clippy.toml", ".pre-commit-config.yaml", "eslint.config.js", "biome.json"],
+)
+def test_a_checkers_own_settings_are_housekeeping(path: str) -> None:
+    # "polars updates `deny.toml` configuration" was told under "Other changes"
+    event = classify_one(change(f"chore: update {path} configuration", path), USERS)
+    assert event.trivia in ("housekeeping", "lint")  # both counted in every window

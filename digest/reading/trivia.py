@@ -89,7 +89,12 @@ _HOUSEKEEPING_PATH = re.compile(
     r"|Gemfile\.lock|go\.sum"
     # the package manager's and toolchain's own settings
     r"|\.npmrc|\.yarnrc(\.yml)?|pnpm-workspace\.yaml|\.nvmrc|\.node-version|\.python-version"
-    r"|rust-toolchain(\.toml)?)$"
+    r"|rust-toolchain(\.toml)?"
+    # linters', formatters' and checkers' own settings: how the code is checked, not what runs
+    r"|deny\.toml|\.?clippy\.toml|\.?rustfmt\.toml|\.?ruff\.toml|\.pre-commit-config\.ya?ml"
+    r"|\.eslintrc[^/]*|eslint\.config\.[cm]?[jt]s|\.prettierrc[^/]*|\.prettierignore"
+    r"|prettier\.config\.[cm]?js|biome\.jsonc?|\.golangci\.ya?ml|\.flake8|mypy\.ini"
+    r"|pyrefly\.toml|\.clang-format|\.clang-tidy|_?typos\.toml|\.?codecov\.ya?ml)$"
     r"|^\.github/(ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE|FUNDING)",
     re.I,
 )
