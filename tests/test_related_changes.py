@@ -86,6 +86,18 @@ def test_a_slot_merge_declines_changes_that_differ_by_more_than_a_slot() -> None
     assert merged_predicate(["adds X for a", "adds X for a"], OPS[:2]) is None
 
 
+def test_a_slot_merge_makes_the_shared_head_noun_plural_not_what_follows_it() -> None:
+    merged = merged_predicate(
+        ["adds a proxy option to the client", "adds a retry option to the client"], OPS[:2]
+    )
+    assert _read(merged, OPS[:2]) == "adds proxy [1] and retry [2] options to the client"
+    flows = merged_predicate(
+        ["adds support for `tanh` with the new flow", "adds support for `mean` with the new flow"],
+        OPS[:2],
+    )
+    assert _read(flows, OPS[:2]) == "adds support for `tanh` [1] and `mean` [2] with the new flow"
+
+
 def _read(merged: str | None, activities: list[Activity]) -> str | None:
     """`merged` with its citation markers as the numbers of `activities`, from [1]."""
     numbers = {f"{a.repo}@{a.sha}": n for n, a in enumerate(activities, start=1)}

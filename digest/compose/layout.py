@@ -283,11 +283,12 @@ def _by_topic(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
 def _themes_of_other(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
     """The units no topic section holds: by theme ("Fixes", "New and changed",
     "Maintenance") when there are more than fit one sentence and at least two themes have
-    two units or more; a theme of one unit goes under "Other changes", last."""
+    two units or more, a theme of one unit too (a lone fix under "Other changes" beside
+    "Maintenance" read as unsorted); a lone back-out goes under "Other changes", last."""
     if len(units) <= MAX_CITATIONS:
         return [(OTHER, units)]
-    themes = [(h, us) for h, us in _by_theme(units) if len(us) >= 2 and h != BACK_OUTS]
-    if len(themes) < 2:
+    themes = [(h, us) for h, us in _by_theme(units) if h != BACK_OUTS]
+    if sum(len(us) >= 2 for _, us in themes) < 2:
         return [(OTHER, units)]
     themed = {id(u) for _, us in themes for u in us}
     rest = [u for u in units if id(u) not in themed]

@@ -52,8 +52,11 @@ def merged_predicate(
         # links to A [1] and to B [2]" ("adds a test for A [1] and B [2]" is one each).
         told = [told[0], *(f"{head[-1]} {t}" for t in told[1:])]
         head = [*head[:-2], _plural(head[-2]), head[-1]]
-    if tail and topic_key(_plural(tail[-1])) not in reserved:
-        tail = [*tail[:-1], _plural(tail[-1])]
+    # The shared head noun is the tail's last word before a preposition: "adds proxy [1]
+    # and retry [2] options to the client", not "option to the clients".
+    at = next((i for i, w in enumerate(tail) if w.lower() in PREPOSITIONS), len(tail)) - 1
+    if tail and at >= 0 and topic_key(_plural(tail[at])) not in reserved:
+        tail = [*tail[:at], _plural(tail[at]), *tail[at + 1 :]]
         if head[-1].lower() in ("a", "an"):
             head = head[
                 :-1
