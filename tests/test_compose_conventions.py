@@ -68,6 +68,8 @@ def test_updating_a_linter_is_counted_as_lint_however_many_files_it_touches() ->
         ("Fix Clippy 0.1.95 warnings", "lint"),
         ("Resolve remaining mypy errors", "lint"),
         ("fix: silence compiler warnings", "lint"),
+        ("MAINT: fix implicit conversion warnings", "lint"),  # a compiler's class of warning
+        ("Fix unused variable warnings in the parser", "lint"),
         # A warning users see is behaviour, not lint.
         ("Fix deprecation warnings raised by model_copy", None),
         ("Fix warnings in the CLI output", None),

@@ -746,3 +746,16 @@ def test_a_security_fix_names_the_advisory_its_description_gives() -> None:
     told = story([fix, change(VITE, "fix: keep the HMR port", "packages/vite/src/a.ts", n=2)])
     text = " ".join(s.text for s in told.body)
     assert "a security fix for GHSA-39j6-789q-qxvh" in text, text
+
+
+def test_a_headline_names_the_news_beside_package_releases_no_version_names() -> None:
+    def notes(*packages: str) -> list[str]:
+        return [f"packages/integrations/{p}/CHANGELOG.md" for p in packages]
+
+    fix = change(
+        "withastro/astro", "fix: keep props reactive on hydration", "packages/astro/src/a.ts", n=1
+    )
+    release = change("withastro/astro", "[ci] release (#14000)", *notes("mdx", "node"), n=2)
+    told = story([fix, release])
+    assert told.headline == "ASTRO KEEPS PROPS REACTIVE ON HYDRATION", told.headline
+    assert "new releases of mdx and node" in told.lede

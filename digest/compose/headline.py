@@ -10,7 +10,7 @@ from digest.budget import is_quiet, window_days
 from digest.compose.citations import Draft
 from digest.compose.counts import trivia_noun
 from digest.compose.phrases import event_predicate, project_name
-from digest.compose.release import release_predicate, unit_predicate
+from digest.compose.release import counts_packages_only, release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.english.case import headline_case
 from digest.english.numbers import count_word, join_words
@@ -39,7 +39,9 @@ def write_headline(
                 headline_case(project_name(config, p.repo))
                 + " "
                 + headline_case(
-                    unit_predicate(p.lead, max_words=max_words, headline=True, articles=False),
+                    unit_predicate(
+                        headline_unit(p), max_words=max_words, headline=True, articles=False
+                    ),
                     compounds=True,
                 )
                 for p in told
@@ -50,12 +52,22 @@ def write_headline(
     return headline[:max_chars].rsplit(" ", 1)[0], _keys(picks[:1])
 
 
+def headline_unit(pick: ProjectPick) -> Unit:
+    """The unit a project's headline clause tells: its lead, unless that is releases no
+    version names and news of another kind landed beside them, which says more."""
+    if counts_packages_only(pick.lead):
+        others = [u for u in pick.units[1:] if u.lead.release is None and not u.lead.internal]
+        if others:
+            return others[0]
+    return pick.lead
+
+
 def _keys(picks: list[ProjectPick]) -> tuple[str, ...]:
     """The changes each project's clause tells: its lead, and for a release every release
     the clause stands for ("VITE 8.0.4 TO 8.0.8 ARE OUT")."""
     keys = []
     for pick in picks:
-        unit = pick.lead
+        unit = headline_unit(pick)
         told = [unit.lead, *unit.related] if unit.lead.release is not None else [unit.lead]
         keys += [f"{e.activity.repo}@{e.activity.sha}" for e in told]
     return tuple(keys)

@@ -346,6 +346,16 @@ def highlight_clause(unit: Unit, *, name: str, max_words: int) -> str:
     return f", with {what} that {predicate} {cite(event.activity)}"
 
 
+def counts_packages_only(unit: Unit) -> bool:
+    """True for a release unit of several packages whose releases no version says
+    (changesets' `[ci] release`): "ASTRO SHIPS 20 RELEASES" tells a headline's reader
+    nothing. (The project's own release alone still leads: "POLARS PUBLISHES A RELEASE".)"""
+    if unit.lead.release is None:
+        return False
+    every = _every(unit)
+    return len(every) > 1 and not any(every.values())
+
+
 def unit_predicate(unit: Unit, **options: object) -> str:
     """`phrases.event_predicate` of the unit's lead, or its release phrase for a release."""
     if unit.lead.release is not None:

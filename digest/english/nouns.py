@@ -86,7 +86,12 @@ def noun_phrase(words_: list[str], kind: str | None = None) -> str:
             head = word
             break
     head_noun = noun_lemma(head)
-    verb = "brings" if head_noun in CHANGE_NOUNS else "adds"
+    if head_noun.endswith("s") and head_noun[:-1] in CHANGE_NOUNS:
+        head_noun = head_noun[:-1]  # "tidy-ups", which the lexicon does not know
+    verb = "adds"
+    if head_noun in CHANGE_NOUNS:
+        # "makes minor tidy-ups", "brings a rework of X"
+        verb = "makes" if bare(head).lower() != head_noun else "brings"
     problem = head_noun in PROBLEM_NOUNS or bare(words_[0]).lower() in FAULT_ADJECTIVES
     if problem or (kind == "fix" and head_noun not in CHANGE_NOUNS):
         verb = "fixes"

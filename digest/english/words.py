@@ -70,7 +70,8 @@ VERB_PREFIXES = words(
 # Head nouns of titles that are themselves a change ("MoE prefill perf improvement").
 CHANGE_NOUNS = words(
     "fix improvement cleanup update refactor refactoring tweak change enhancement optimization "
-    "optimisation hardening speedup rework polish adjustment workaround bump upgrade"
+    "optimisation hardening speedup rework polish adjustment workaround bump upgrade tidy-up "
+    "touch-up"
 )
 # Verbs that titles use to say what a change does: after "and" or a comma they are verbs
 # whatever else the lexicon knows them as ("and fix pack build", "and regenerate X").

@@ -76,7 +76,11 @@ _TOOL_UPDATE = re.compile(
 _TOOL_FINDINGS = re.compile(
     r"^(?:fix(?:es|ed)?|silence[sd]?|address(?:es|ed)?|resolve[sd]?|suppress(?:es|ed)?"
     r"|clean\s+up)\s+(?:new\s+|the\s+|all\s+|some\s+|remaining\s+)?"
-    r"(?:`?(?:" + "|".join(map(re.escape, DEV_TOOLS)) + r")`?(?:\s+v?[\d.]+)?|compiler)"
+    r"(?:`?(?:" + "|".join(map(re.escape, DEV_TOOLS)) + r")`?(?:\s+v?[\d.]+)?|compiler"
+    # a compiler's classes of warning: "fix implicit conversion warnings"
+    r"|implicit[- ]conversions?|sign[- ](?:compare|comparison|conversion)|shadow(?:ing)?"
+    r"|unused[- ](?:variables?|parameters?|functions?|results?)|missing[- ]prototypes?"
+    r"|maybe[- ]uninitiali[sz]ed|deprecated[- ]declarations?)"
     r"\s+(?:warnings?|errors?|lints?|findings?|complaints?)\b",
     re.I,
 )
