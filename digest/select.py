@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from digest.budget import CHANGES_A_SENTENCE, is_quiet
 from digest.english.similarity import content_words, jaccard, slots
@@ -143,6 +143,9 @@ class Unit:
     # For a release: the shas of its releases that ship a security fix or breaking change,
     # which its sentence cites whatever else it leaves uncited.
     carriers: frozenset[str] = frozenset()
+    # For a security fix a release unit of the story ships: how many releases that unit
+    # tells, so its sentence says it is one the release ships, not another fix.
+    shipped_by: int = 0
 
     @property
     def activities(self) -> tuple[Activity, ...]:
@@ -281,6 +284,7 @@ def group_units(
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
             else:
                 rest.append(event)
+        top = _mark_shipped(top)
         extra = tuple(extras)
         picks.append(
             ProjectPick(
@@ -296,6 +300,27 @@ def group_units(
         )
     picks.sort(key=lambda p: -p.lead.score)
     return picks
+
+
+def _mark_shipped(units: list[Unit]) -> list[Unit]:
+    """`units` with the first security fix that a release unit among them ships marked so
+    (`Unit.shipped_by`): "3.11.2 is out with a security fix [1]. Separately, it fixes stored
+    XSS …" told one fix as two."""
+    shipped = {
+        e.activity.sha: 1 + len(u.related)
+        for u in units
+        if u.lead.release is not None
+        for e in u.carried
+        if e.security
+    }
+    marked: list[Unit] = []
+    for unit in units:
+        sha = unit.lead.activity.sha
+        first = not any(u.shipped_by for u in marked)  # said once: the others follow it
+        if first and unit.lead.security and unit.lead.release is None and sha in shipped:
+            unit = replace(unit, shipped_by=shipped[sha])
+        marked.append(unit)
+    return marked
 
 
 def _highlight(ships: tuple[Event, ...], used: set[str], scores: dict[str, float]) -> Event | None:

@@ -731,7 +731,7 @@ def test_a_release_sentence_cites_the_unversioned_release_that_ships_its_securit
     )
     told = story([*releases, fix, carrier], days=7)
     numbers = {r.sha: r.n for r in told.references}
-    [sentence] = [s for s in told.body if "security fix" in s.text and "releases" in s.text]
+    [sentence] = [s for s in told.body if "security fix" in s.text and "new releases of" in s.text]
     assert f"[{numbers[carrier.sha]}]" in sentence.text, sentence.text
 
 
@@ -759,3 +759,12 @@ def test_a_headline_names_the_news_beside_package_releases_no_version_names() ->
     told = story([fix, release])
     assert told.headline == "ASTRO KEEPS PROPS REACTIVE ON HYDRATION", told.headline
     assert "new releases of mdx and node" in told.lede
+
+
+def test_a_security_fix_a_release_ships_is_told_as_that_fix_not_another() -> None:
+    fix = change(VITE, "fix: reject path traversal in /@fs/", "packages/vite/src/b.ts", n=1)
+    release = change(VITE, "release: v8.0.16", "packages/vite/package.json", n=2)
+    told = story([fix, release])
+    [sentence] = [s.text for s in told.body if "path traversal" in s.text]
+    assert "a security fix that the new release ships" in sentence, sentence
+    assert not sentence.startswith(("Separately", "Beyond", "In addition", "Elsewhere")), sentence

@@ -347,13 +347,13 @@ def highlight_clause(unit: Unit, *, name: str, max_words: int) -> str:
 
 
 def counts_packages_only(unit: Unit) -> bool:
-    """True for a release unit of several packages whose releases no version says
-    (changesets' `[ci] release`): "ASTRO SHIPS 20 RELEASES" tells a headline's reader
-    nothing. (The project's own release alone still leads: "POLARS PUBLISHES A RELEASE".)"""
+    """True for a release unit of packages whose releases no version says (changesets'
+    `[ci] release`): "ASTRO SHIPS 20 RELEASES" tells a headline's reader nothing. (The
+    project's own release alone still leads: "POLARS PUBLISHES A RELEASE".)"""
     if unit.lead.release is None:
         return False
     every = _every(unit)
-    return len(every) > 1 and not any(every.values())
+    return list(every) != [None] and not any(every.values())
 
 
 def unit_predicate(unit: Unit, **options: object) -> str:
