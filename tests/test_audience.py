@@ -524,3 +524,17 @@ def test_a_checkers_own_settings_are_housekeeping(path: str) -> None:
     # "polars updates `deny.toml` configuration" was told under "Other changes"
     event = classify_one(change(f"chore: update {path} configuration", path), USERS)
     assert event.trivia in ("housekeeping", "lint")  # both counted in every window
+
+
+@pytest.mark.parametrize(
+    ("title", "internal", "trivia"),
+    [
+        ("Retrigger CI", True, None),  # an empty commit that runs CI again
+        ("chore: update comments", False, "docs"),
+        ("tsdb: add TODOs for ST-in-WAL work", False, "docs"),
+        ("Fix the comment parser", False, None),  # a parser of comments is code
+    ],
+)
+def test_comments_and_ci_reruns_are_no_news(title: str, internal: bool, trivia: str | None) -> None:
+    event = classify_one(change(title, "src/a.go"), USERS)
+    assert (event.internal, event.trivia) == (internal, trivia)

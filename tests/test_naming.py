@@ -181,3 +181,13 @@ def test_a_capital_only_the_title_gave_goes_when_the_description_writes_the_word
     name = "The pool shared by Rayon deadlocks when Rayon is busy."
     deadlock = classify_one(change("Fix Rayon deadlock in the pool", body=name), USERS)
     assert "Rayon deadlock" in event_predicate(deadlock, max_words=12)
+
+
+def test_a_titles_own_also_and_etc_do_not_reach_a_sentence() -> None:
+    from digest.compose.phrases import event_predicate
+    from digest.english.clean import is_clean
+    from digest.reading.classify import classify_one
+
+    radix = classify_one(change("Use radixsort also for descending sorts"), USERS)
+    assert event_predicate(radix, max_words=12) == "uses radixsort for descending sorts"
+    assert not is_clean("makes a bug sweep for missing error handling, etc")

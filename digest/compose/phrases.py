@@ -100,6 +100,8 @@ def event_predicate(
     # "Also capture logs …" adds to what its pull request did, which the story does not
     # tell; and beside our own "It also" it would read "also also".
     predicate = _ADDING_ADVERB.sub("", predicate)
+    # "uses radixsort also for descending sorts": our own "also" may open the sentence
+    predicate = _INNER_ALSO.sub("", predicate)
     return predicate + _where_it_lives(event, predicate)
 
 
@@ -121,6 +123,7 @@ def _common_case(predicate: str, event: Event) -> str:
     return f"{verb} {first.lower()} {after}".rstrip()
 
 
+_INNER_ALSO = re.compile(r"\s+also(?=\s+(?:for|in|on|with|to|when|if|as)\b)", re.I)
 _ADDING_ADVERB = re.compile(r"^(also|additionally|further(more)?|moreover)\s+(?=[a-z])", re.I)
 
 

@@ -122,6 +122,9 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if verb:
         if verb in ("make", "let", "help"):
             words = _bare_infinitive(words)
+        maturity = len(words) > 1 and words[-1].lower() in _MATURITY
+        if verb == "promote" and maturity and words[-2].lower() not in ("to", "as"):
+            words = [*words[:-1], "to", words[-1]]  # "Promote X stable": to stable
         return join(third_person(verb), coordinated(words))
     if not words:
         return "makes an untitled change"
@@ -149,6 +152,7 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     return noun_phrase(coordinated(words).split(" "), kind)
 
 
+_MATURITY = frozenset({"stable", "beta", "ga", "experimental", "default"})
 _CODE_THEN_VERB = re.compile(r"^(?P<code>`[^`]+`)\s+(?P<verb>[a-z]+)\s+(?P<rest>\S.*)$")
 
 

@@ -31,6 +31,7 @@ from digest.english.words import (
     prefixed_verb,
     verb_form,
     verb_lemma,
+    words,
 )
 
 _CODE = re.compile(r"`[^`]*`")
@@ -41,7 +42,12 @@ _PARENTHETICAL = re.compile(r"(^|\s)\([^()]*[A-Za-z][^()]*\)")
 # ("Use redirect: manual") join a title's parts where prose has words.
 _JOINED = re.compile(r"\s[+&]\s|\w\+\w|\s-\s|\s-+>\s|\w:\s")
 # … but an adverb ending a phrasal verb is no fragment: "keeps previous runs around".
-_TRAILING = (PREPOSITIONS | CONJUNCTIONS | DETERMINERS) - {"around", "away", "aside", "apart"}
+_TRAILING = (PREPOSITIONS | CONJUNCTIONS | DETERMINERS | {"etc"}) - {
+    "around",
+    "away",
+    "aside",
+    "apart",
+}
 
 
 def given_verb(title: str) -> bool:
@@ -93,7 +99,15 @@ def _is_noun(word: str) -> bool:
     lowered = bare(word).lower()
     if not word.islower() or is_identifier(word) or lowered in DETERMINERS | PARTICLES:
         return False
+    if lowered in _SHORT_NOUNS:
+        return True  # "Background dev server": no lexicon knows "dev", a noun all the same
     return "NOUN" in parts_of_speech(lowered) and verb_form(lowered) in (None, "VB", "VBP")
+
+
+# Nouns of programming, short forms the lexicon does not know.
+_SHORT_NOUNS = words(
+    "dev prod config repo env deps perf auth db api cli ui sdk impl util utils lib app"
+)
 
 
 def _opens_object(word: str) -> bool:

@@ -18,6 +18,7 @@ from digest.english.words import (
     RELATIVES,
     SUBORDINATORS,
     bare,
+    is_identifier,
     join,
     parts_of_speech,
     verb_form,
@@ -74,7 +75,9 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
         if not word.islower() or verb_form(word) != "VBZ" or verb_lemma(word) in ("be", "have"):
             continue  # "X is wrong", "X has no Y": `own_subject` reads those
         adverb = at >= 2 and is_adverb(title[at - 1])
-        if not adverb and (imperative or "NOUN" in parts_of_speech(word)):
+        # "astro() marks …": a call or other code is no modifier of a plural noun
+        named = at == 1 and (is_identifier(title[0]) or title[0].endswith(("()", "`")))
+        if not (adverb or named) and (imperative or "NOUN" in parts_of_speech(word)):
             continue  # "process batches …", "config changes": a plural noun, likely
         subject = title[: at - 1] if adverb else title[:at]
         if parts_of_speech(subject[-1]) == {"ADJ"}:

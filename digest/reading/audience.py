@@ -95,7 +95,12 @@ def fragment_types(activity: Activity) -> frozenset[str]:
 # Running the project's own tests where they did not run: "Run RISC-V tests with multiple
 # RVV QEMU configurations", "Enable backend test suite + x86 CI". Where CI is the product
 # (a maintainers' project) where tests run is its news, so this reads only for users.
-_RUNS_TESTS = re.compile(r"^(\w+ly\s+)?(run|enable)\s+[^.]*\b(tests|test suite|test jobs?)\b", re.I)
+_RUNS_TESTS = re.compile(
+    r"^(\w+ly\s+)?(run|enable)\s+[^.]*\b(tests|test suite|test jobs?)\b"
+    # an empty commit that runs CI again: "Retrigger CI", "Re-run the checks"
+    r"|^(re-?trigger|re-?run|kick|restart)\s+(the\s+)?(ci|build|checks?|tests|pipeline|workflows?)\b",
+    re.I,
+)
 # A setting of the test suite itself: "Increase load test timeout to 2 hours".
 _TEST_SETTING = re.compile(
     r"\b(load[- ]|unit[- ]|integration[- ]|smoke[- ])?tests?\s+"

@@ -16,7 +16,10 @@ from digest.reading.topics import is_ci_path, is_doc_path
 # formatting ("Fix docstring typo", "Apply lintrunner auto-fixes", "Format X with cmake-format").
 _WORDING = re.compile(
     r"\b(typos?|spelling|misspell\w*|grammar|punctuation|wording|docstrings?|duplicated\s+word)\b"
-    r"|\bduplicated\s+\S+\s+in\b.*\bcomments?\b|^(documentation|docs?)\b",
+    r"|\bduplicated\s+\S+\s+in\b.*\bcomments?\b|^(documentation|docs?)\b"
+    # what the code says of itself: "Update comments", "Add TODOs for X", "Clarify a comment"
+    r"|^(add|update|fix|clarify|improve|clean\s+up|remove)\s+(\w+\s+)?(code\s+)?"
+    r"(comments?|todos?|fixmes?)(?=\s*$|\s+(in|for|on|of|about|to|and|around)\b)",
     re.I,
 )
 _LINTING = re.compile(
