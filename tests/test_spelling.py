@@ -52,3 +52,23 @@ def test_a_story_of_an_unconfigured_project_uses_its_own_spelling_and_a_configur
     configured = WireConfig(projects=(Project(repo="acme/widgetry", name="widgetry"),))
     story = compose(activity, config=configured, window=window)
     assert "widgetry" in story.lede and "WidgetRy" not in story.lede, story.lede
+
+
+def test_a_quiet_week_is_spelled_as_the_projects_history_spells_it() -> None:
+    earlier = [
+        change(n, f"Document how Widgetry caches result {n}", "Widgetry now caches results.")
+        for n in range(1, 4)
+    ]
+    week_start = START + timedelta(days=7)
+    quiet = Activity(
+        repo="acme/widgetry",
+        sha="f" * 40,
+        number=99,
+        title="Add a retry option to the client",
+        landed_at=week_start + timedelta(hours=1),
+        files=(FileChange(path="src/widgetry/client.py", additions=20, deletions=2),),
+    )
+    week = Window(since=week_start, until=week_start + timedelta(days=7))
+    story = compose([*earlier, quiet], config=WireConfig(), window=week)
+    # nothing in the week spells the name; its history does
+    assert story.body[0].text.startswith("Widgetry adds a retry option"), story.body[0].text

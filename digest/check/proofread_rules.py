@@ -355,6 +355,10 @@ def is_misplaced(name: str, forms: dict[str, frozenset[str]], *, heading: bool =
     return titled and bool(written) and name not in written and not reads_as_word(name)
 
 
+# Words after "in" that make a connective of it, not a place: "In addition, Vite …".
+_CONNECTIVE_INS = frozenset({"addition", "other", "brief", "all", "short", "turn", "particular"})
+
+
 def misplaced(
     tokens: Sequence[Token],
     pairs: frozenset[tuple[str, str]],
@@ -372,6 +376,8 @@ def misplaced(
             quoting = token.text == "“"
         if token.key != "in" or token.quoted or quoting:
             continue
+        if tokens[i + 1].key in _CONNECTIVE_INS:
+            continue  # "In addition, Vite makes …": a connective, no place
         j = i + 1
         while j < len(tokens):
             candidate, before = tokens[j], tokens[j - 1]

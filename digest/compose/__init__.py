@@ -50,8 +50,11 @@ def compose(
     `read_change`, when taken ahead (`classify`). Raises StoryCheckError when the story
     fails a rule that must never fail (1, 3 or 4 of DIGEST.md).
     """
+    activities = tuple(activities)
     in_window = [a for a in activities if window.contains(a.landed_at)]
-    spelled = with_own_spellings(config, in_window)
+    # How a project spells its name, from all the history at hand: a quiet week says too
+    # little to tell, and "numpy" in one week beside "NumPy" in the next reads as a slip.
+    spelled = with_own_spellings(config, activities)
     if spelled is not config and readings:
         # A reading taken under the old name would call the project by it.
         readings = {
