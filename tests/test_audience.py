@@ -495,7 +495,7 @@ def test_a_security_fix_no_release_ships_yet_is_watched_not_an_interruption() ->
         ("docs: Add Polars On-Prem 0.5.0 release", "changelog"),
         ("vite 8.1 post", "changelog"),
         ("Add alice as the 2.7 release manager", None),  # who runs a release: no notes
-        ("chore: volunteer for release shepherd of 3.14", "people"),  # the rota's people
+        ("chore: volunteer for release shepherd of 3.14", "housekeeping"),  # the rota
     ],
 )
 def test_a_document_that_writes_up_a_release_is_its_notes_and_one_on_who_runs_it_is_not(

@@ -768,3 +768,11 @@ def test_a_security_fix_a_release_ships_is_told_as_that_fix_not_another() -> Non
     [sentence] = [s.text for s in told.body if "path traversal" in s.text]
     assert "a security fix that the new release ships" in sentence, sentence
     assert not sentence.startswith(("Separately", "Beyond", "In addition", "Elsewhere")), sentence
+
+
+def test_a_security_fix_committed_twice_is_one_fix() -> None:
+    title = "fix: prevent stored XSS in the error overlay"
+    twice = [change(VITE, title, "packages/vite/src/a.ts", n=n) for n in (1, 3)]
+    told = story([*twice, change(VITE, "fix: keep the HMR port", "packages/vite/src/b.ts", n=2)])
+    [item] = [i for i in told.action_items if "security fix" in i.text]
+    assert "this security fix" in item.text and "two security fixes" not in item.text, item.text

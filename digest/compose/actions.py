@@ -30,6 +30,7 @@ from digest.english.clauses import nominalize
 from digest.english.numbers import count_word
 from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
+from digest.reading.audience import is_fork_merge
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event
 from digest.reading.why import quotation
@@ -99,6 +100,14 @@ def _watched(latest: list[str] | None, pick: ProjectPick) -> bool:
     return latest is None and pick.units[0].lead.project.audience != "maintainers"
 
 
+def _fix_key(event: Event) -> str:
+    """One security fix however often it landed: a fix committed to a release branch and
+    again to the default branch keeps its title ("fix stored XSS …" twice is one fix)."""
+    if is_fork_merge(event.activity.title):
+        return event.activity.sha  # every advisory merged from a fork has that title
+    return re.sub(r"\s*\(#\d+\)$", "", event.activity.title.strip()).lower()
+
+
 def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
     """ "Upgrade svelte to 5.55.7 or later: it ships four security fixes, among them one
     that prevents XSS on `hydratable` from user contents [1][2][3]", [immediate]. With no
@@ -108,12 +117,14 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     latest = _shipped_in(units, pick)
     # Every security fix of the project counts, folded into a unit or left unnamed.
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
-    count = len({e.activity.sha for e in (*everything, *pick.rest) if e.security}) or len(units)
+    fixes = [e for e in (*everything, *pick.rest) if e.security and e.release is None]
+    count = len({_fix_key(e) for e in fixes}) or len(units)
     if latest is not None:
         # "it ships five security fixes" counts, names and cites what the releases ship: a
         # fix that landed after the last cut is in no release yet.
-        shipped = {e.activity.sha for u in pick.units for e in u.carried if e.security}
-        count = len(shipped) or count
+        carried = [e for u in pick.units for e in u.carried if e.security]
+        shipped = {e.activity.sha for e in carried}
+        count = len({_fix_key(e) for e in carried}) or count
         units = [u for u in units if u.lead.activity.sha in shipped] or units
     these = "this security fix" if count == 1 else "these security fixes"
     watched = _watched(latest, pick)

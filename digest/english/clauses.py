@@ -266,8 +266,12 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     if (kind == "fix" and names_trouble(subject)) or _inability(subject):
         return None, subject  # "Issues with X", "Widgets unable to Y": no verb opens it
     if proposed := _PROPOSAL.match(subject):
-        # A merged proposal is done: "Propose disabling X" disables X
-        return split_kind_verb(subject[proposed.end() :], kind)
+        rest = subject[proposed.end() :]
+        if setting := _SETTING_FOR.match(rest):
+            # "Propose disabling flushing flag" adds a flag for it; flushing goes on
+            return None, f"{setting['kind']} for {setting['what']}"
+        # A merged proposal is done: "Propose X" does X
+        return split_kind_verb(rest, kind)
     verb, rest = split_verb(subject)
     if kind == "fix" and _names_a_compound_fault(subject.split(" ")):
         return None, subject  # a fix's "route mismatch", "chunk overflow": a noun compound
@@ -283,6 +287,10 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     return verb, rest
 
 
+# "disabling flushing flag": a setting named by what it does
+_SETTING_FOR = re.compile(
+    r"^(?P<what>[a-z]+ing\s+.+?)\s+(?P<kind>flag|option|parameter|setting|switch)$", re.I
+)
 _PROPOSAL = re.compile(r"^(?:propose|proposal\s*:|rfc\s*:)\s+(?=\S)", re.I)
 _FOR_REMOVAL = re.compile(r"\bfor\s+(removal|deprecation)\s+in\b", re.I)
 

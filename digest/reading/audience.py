@@ -345,7 +345,8 @@ def housekeeping_of(subject: str, paths: list[str]) -> str | None:
         and _RELEASE_WORD.search(subject)
     ):
         if _RELEASE_ROLE.search(subject):
-            return "people" if re.search(r"shepherd|volunteer|rota", subject, re.I) else None
+            # who runs a release: the project's own process, no contributor or sponsor page
+            return "housekeeping" if re.search(r"shepherd|volunteer|rota", subject, re.I) else None
         return "changelog"  # "vite 8.1 post", "Add On-Prem 0.5.0 release": release notes
     match = _HOUSEKEEPING_TITLE.search(subject)
     if match and (not paths or all(is_doc_path(p) or _HOUSEKEEPING_PATH.search(p) for p in paths)):
