@@ -399,20 +399,20 @@ def test_a_package_updated_twice_is_counted_by_its_changes_not_as_two_dependenci
         change(n, f"Bump {name} from 1.{n}.0 to 1.{n}.1", author="dependabot[bot]")
         for n, name in ((1, "libfoo"), (2, "libfoo"), (3, "libbar"), (4, "libbaz"), (5, "libfoo"))
     ]
-    story = compose(
-        [
-            *bumps,
-            change(6, "Add a retry option to the client"),
-            change(7, "Fix a crash when the cache directory is missing"),
-            change(8, "Speed up schema validation of nested models"),
-        ],
-        config=WireConfig(),
-        window=span(days=1),
-    )
+    story = _day_of(*bumps, change(8, "Speed up schema validation of nested models"))
     text = " ".join(s.text for s in story.body)
     assert "updates dependencies in five changes" in text, text
     assert "five dependencies" not in text, text
     assert story.checks is not None and story.checks.problems == ()
+
+
+def _day_of(*changes: Activity) -> Story:
+    """A day's story of `changes` beside two changes users see."""
+    work = [
+        change(6, "Add a retry option to the client"),
+        change(7, "Fix a crash when the cache directory is missing"),
+    ]
+    return compose([*changes, *work], config=WireConfig(), window=span(days=1))
 
 
 def test_one_change_that_updates_two_packages_updates_two_dependencies() -> None:
@@ -449,16 +449,7 @@ def test_group_bumps_are_counted_by_their_changes() -> None:
     group = "Bump the tools group across 1 directory with 3 updates"
     bumps = [change(n, group, author="dependabot[bot]") for n in (1, 2)]
     bumps.append(change(3, "Bump libbar from 1.0.0 to 1.0.1", author="dependabot[bot]"))
-    story = compose(
-        [
-            *bumps,
-            change(6, "Add a retry option to the client"),
-            change(7, "Fix a crash when the cache directory is missing"),
-        ],
-        config=WireConfig(),
-        window=span(days=1),
-    )
-    text = " ".join(s.text for s in story.body)
+    text = " ".join(s.text for s in _day_of(*bumps).body)
     assert "updates dependencies in three changes" in text, text
 
 

@@ -189,8 +189,8 @@ def test_a_headline_keeps_the_case_of_words_run_together_in_what_a_change_did() 
         # names, paths, files, code and links keep their case
         ("updates ci-infra runners", "updates ci-infra runners"),
         ("splits api.ts and `ui` out of src/cli/", "splits api.ts and `ui` out of src/cli/"),
-        ("adds <https://x.example|json>", "adds <https://x.example|JSON>"),
-        # an ordinary word is no abbreviation
+        ("links https://x.example/api and maps", "links https://x.example/api and maps"),
+        # a plural keeps its lower-case "s"
         ("adds a cache for uris and maps", "adds a cache for URIs and maps"),
     ],
 )
