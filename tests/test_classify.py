@@ -399,3 +399,13 @@ def split_subject(title: str) -> str:
     from digest.reading.titles import split_title
 
     return split_title(title).subject
+
+
+def test_backing_out_a_change_its_title_says_did_harm_asks_no_watching() -> None:
+    from tests.test_audience import USERS, change
+
+    harm = "Revert isNode detection that caused Cloudflare build regression"
+    event = classify_one(change(harm, "packages/cloudflare/src/a.ts"), USERS)
+    assert (event.kind, event.filed_as_fix, event.must_act) == ("revert", True, False)
+    plain = classify_one(change('Revert "Add heap profiling"', "src/a.c"), USERS)
+    assert plain.must_act and not plain.filed_as_fix

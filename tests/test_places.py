@@ -400,3 +400,16 @@ def test_every_place_of_every_story_of_the_tuning_files_is_one_a_reader_follows(
             if why := _wrong(place, event, written):
                 problems.append(f"{label}: {place!r} is {why} ({event.activity.title[:60]})")
     assert problems == [], "\n".join(sorted(set(problems)))
+
+
+def test_a_folder_of_tests_is_no_collection_a_change_belongs_to() -> None:
+    from digest.compose.phrases import collection_of
+    from digest.config import Project
+    from digest.reading.classify import classify_one
+    from tests.test_audience import change
+
+    users = Project(repo="acme/widgets", name="widgets")
+    tested = change("Fix passing on allowed domains", "packages/core/test/units/manifest/a.test.js")
+    assert collection_of("manifest", classify_one(tested, users)) is None
+    shipped = change("Fix asset paths", "packages/integrations/netlify/src/a.ts")
+    assert collection_of("netlify", classify_one(shipped, users)) == "integration"

@@ -19,7 +19,7 @@ from digest.reading.audience import in_folders, is_internal_folder, is_internal_
 from digest.reading.event import Event
 from digest.reading.title_tags import reads_as_word
 from digest.reading.titles import split_title
-from digest.reading.topics import CI_TOPIC, is_stub_path
+from digest.reading.topics import CI_TOPIC, is_stub_path, is_test_path
 from digest.untrusted import clean_fragment
 
 
@@ -212,6 +212,8 @@ def collection_of(area: str, event: Event) -> str | None:
     integration"; None when no file of the change lies in such a folder."""
     key = topic_key(area)
     for f in event.activity.files:
+        if is_test_path(f.path):
+            continue  # "test/units/manifest/": how tests are laid out, no part of the product
         for parent in _collections(f.path, key):
             if not parent.endswith("ss"):  # "process/", "access/" name no collection
                 return parent[:-1].lower()

@@ -265,6 +265,8 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     nor does a deprecation's "string APIs" unless a verb of change opens it."""
     if (kind == "fix" and names_trouble(subject)) or _inability(subject):
         return None, subject  # "Issues with X", "Widgets unable to Y": no verb opens it
+    if fix_for := _FIX_FOR.match(subject):
+        return "fix", fix_for["what"]  # "Fix for resets in anchored" fixes them
     if proposed := _PROPOSAL.match(subject):
         rest = subject[proposed.end() :]
         if setting := _SETTING_FOR.match(rest):
@@ -287,6 +289,7 @@ def split_kind_verb(subject: str, kind: str | None) -> tuple[str | None, str]:
     return verb, rest
 
 
+_FIX_FOR = re.compile(r"^(?:a\s+)?(?:fix|fixes|workaround)\s+for\s+(?P<what>\S.*)$", re.I)
 # "disabling flushing flag": a setting named by what it does
 _SETTING_FOR = re.compile(
     r"^(?P<what>[a-z]+ing\s+.+?)\s+(?P<kind>flag|option|parameter|setting|switch)$", re.I

@@ -297,6 +297,10 @@ def coordinated(words: list[str]) -> str:
             # "and fixed X", ", replace with Y" say "and fixes", "and fixes", ", replaces with".
             out[at] = out[at].replace(word, third_person(verb_lemma(word) or word), 1)
             continue
+        if word in _SIGNAL_VERBS and following in ("on", "about", "when", "if", "for"):
+            # "detect and warn on X": a verb no noun reads as, with its preposition
+            out[at] = out[at].replace(word, third_person(word), 1)
+            continue
         if following in PREPOSITIONS or following in CONJUNCTIONS:
             continue
         pos = parts_of_speech(word)
@@ -314,6 +318,10 @@ def coordinated(words: list[str]) -> str:
         if verb is not None:
             out[at] = out[at].replace(word, third_person(verb.lemma.split()[0]), 1)
     return " ".join(out)
+
+
+# Verbs that take a preposition, not an object: "warn on", "error on", "fail when".
+_SIGNAL_VERBS = frozenset({"warn", "error", "fail", "retry", "wait", "bail", "abort", "panic"})
 
 
 def _conjunct_before(words: list[str], at: int) -> list[str]:

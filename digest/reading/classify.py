@@ -131,6 +131,13 @@ _RETURNS_TO = re.compile(
 )
 
 
+_DID_HARM = re.compile(
+    r"\b(that|which)\s+(caused|causes|broke|breaks)\b|\bcaus(ed|ing)\s+(a\s+)?"
+    r"(\w+\s+)?(regressions?|breakage|failures?|crash(es)?)\b",
+    re.I,
+)
+
+
 def undo_target(subject: str) -> tuple[int, str]:
     """How many revert layers a title has, and the title underneath them.
 
@@ -304,7 +311,10 @@ def read_change(activity: Activity, project: Project) -> Reading:
         release=release,
         security=security,
         internal=internal,
-        filed_as_fix=undoes and bool(fragments & _FIX_FRAGMENTS),
+        # A back-out filed as a fix, or of a change its title says did harm ("Revert X that
+        # caused a build regression"): nothing users relied on goes.
+        filed_as_fix=undoes
+        and (bool(fragments & _FIX_FRAGMENTS) or _DID_HARM.search(reverts_title or "") is not None),
         # A back-out that deletes the changeset its change added: no release consumed it,
         # so no user got the change, wherever the change itself landed.
         withdrawn=kind == "revert" and bool(changeset_files(activity, "D")),
