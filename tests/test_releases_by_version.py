@@ -585,7 +585,9 @@ def test_a_security_fix_a_versionless_release_ships_asks_for_that_release_not_a_
     )
     [item] = [i for i in told.action_items if "security" in i.text]
     assert item.urgency == "immediate"
-    assert item.text.startswith("Upgrade astro to its latest releases: it ships a security fix")
+    assert item.text.startswith(
+        "Upgrade astro's Node integration to its latest release: it ships a security fix"
+    )
     assert "once a release carries" not in item.text
 
 
@@ -776,3 +778,22 @@ def test_a_security_fix_committed_twice_is_one_fix() -> None:
     told = story([*twice, change(VITE, "fix: keep the HMR port", "packages/vite/src/b.ts", n=2)])
     [item] = [i for i in told.action_items if "security fix" in i.text]
     assert "this security fix" in item.text and "two security fixes" not in item.text, item.text
+
+
+def test_a_security_fix_in_one_package_asks_for_that_packages_release() -> None:
+    astro = "withastro/astro"
+    fix = change(
+        astro,
+        "fix(db): bump drizzle-orm version for CVE-2026-39356",
+        "packages/db/package.json",
+        ".changeset/db-fix.md",
+        n=1,
+    )
+    release = change(
+        astro, "[ci] release (#14000)", "packages/db/CHANGELOG.md", "packages/mdx/CHANGELOG.md", n=2
+    )
+    deleted = FileChange(path=".changeset/db-fix.md", status="D", deletions=3)
+    release = release.model_copy(update={"files": (*release.files, deleted)})
+    [item] = [i for i in story([fix, release]).action_items if "security fix" in i.text]
+    # upgrading astro itself does nothing for a fix its db package ships
+    assert item.text.startswith("Upgrade astro's db package to its latest release:"), item.text

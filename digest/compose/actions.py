@@ -17,8 +17,10 @@ import re
 from digest.compose.body import MAX_CITATIONS, reads_well
 from digest.compose.citations import cite
 from digest.compose.phrases import (
+    collection_of,
     event_predicate,
     is_backend_area,
+    is_package,
     place,
     project_name,
     quoted_title,
@@ -100,6 +102,19 @@ def _watched(latest: list[str] | None, pick: ProjectPick) -> bool:
     return latest is None and pick.units[0].lead.project.audience != "maintainers"
 
 
+def _package_of(units: list[Unit], *, name: str) -> str | None:
+    """The package of the project that every one of `units` changes, as prose names it
+    ("astro's db package", "astro's node integration"), or None: a fix in one package
+    ships in that package's release, and upgrading the project does nothing for it."""
+    events = [u.lead for u in units]
+    topics = {topic_of(e) for e in events}
+    if len(topics) != 1 or (topic := topics.pop()) is None:
+        return None
+    if kind := collection_of(topic, events[0]):
+        return f"{name}'s {topic} {kind}"
+    return f"{name}'s {topic} package" if all(is_package(topic, e) for e in events) else None
+
+
 def _fix_key(event: Event) -> str:
     """One security fix however often it landed: a fix committed to a release branch and
     again to the default branch keeps its title ("fix stored XSS …" twice is one fix)."""
@@ -131,7 +146,12 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     if latest:
         action = f"Upgrade {name} to {latest[0]} or later"
     elif latest is not None:  # released, but no version said: the window's releases
-        action = f"Upgrade {name} to its latest releases"
+        package = _package_of(units, name=name) if count == 1 else None
+        action = (
+            f"Upgrade {package} to its latest release"
+            if package
+            else (f"Upgrade {name} to its latest releases")
+        )
     elif watched:
         action = f"Upgrade {name} once a release carries {these}"
     else:
