@@ -797,3 +797,16 @@ def test_a_security_fix_in_one_package_asks_for_that_packages_release() -> None:
     [item] = [i for i in story([fix, release]).action_items if "security fix" in i.text]
     # upgrading astro itself does nothing for a fix its db package ships
     assert item.text.startswith("Upgrade astro's db package to its latest release:"), item.text
+
+
+def test_of_two_releases_the_one_that_ships_the_fix_is_named() -> None:
+    told = story(
+        [
+            change(VITE, "release: v8.0.15", "packages/vite/package.json", n=1),
+            change(VITE, "fix: reject path traversal in /@fs/", "packages/vite/src/b.ts", n=2),
+            change(VITE, "release: v8.0.16", "packages/vite/package.json", n=3),
+        ]
+    )
+    first, second = (s.text for s in told.body[:2])
+    assert first.startswith("vite 8.0.15 and 8.0.16 are out; 8.0.16 ships a security fix"), first
+    assert "a security fix that the new release ships" in second, second

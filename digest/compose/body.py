@@ -242,12 +242,12 @@ def unit_sentence(
         advisory = advisory_of(event.activity)
         named = advisory and advisory.lower() not in sentence.lower()
         sentence += f", a security fix for {advisory}" if named else ", a security fix"
-        if unit.shipped_by:
+        if unit.shipped_in:
             # One the release told before ships: no second fix ("Separately, …")
             head = opening.format(s=subject, p=predicate)
             sentence = PLAIN_OPENING.format(s=subject, p=predicate) + sentence[len(head) :]
-            releases = "the new release ships" if unit.shipped_by == 1 else "the new releases ship"
-            sentence += f" that {releases}"
+            # (the release sentence before it names the version, which this one cites not)
+            sentence += " that the new release ships"
     retold = all(same_change(event, e) for e in unit.related)
     undoing = event.linked or event.kind in ("revert", "reland")
     # Changes of one shape differing in one slot: one clause, each slot cited.

@@ -295,6 +295,11 @@ def release_predicate(
         named = _grouped(named, unit)
     else:
         mine, packages = versions(unit)
+        which = _carrying_versions(unit) if carry and tail else []
+        if which and len(which) < len(mine) and not packages:
+            # "3.11.0 and 3.11.1 are out; 3.11.1 ships a security fix": the other carries none
+            ships = "ships" if len(which) == 1 else "ship"
+            return f"{join_words(mine)} are out; {join_words(which)} {ships}{tail[5:]}"
         # A range or a release left unnamed: the count says how many there were.
         if total > max(1, sum(" to " not in n for n in mine + packages)):
             tail = f", {count_word(total)} releases in all{tail and ','}{tail}"
@@ -306,6 +311,19 @@ def release_predicate(
     if not named:
         return "publishes a release" + tail
     return "ships " + join_words(named) + tail
+
+
+def _carrying_versions(unit: Unit) -> list[str]:
+    """The project's own versions, of the releases the unit cites, that ship its security
+    fixes or breaking changes (`Unit.carriers`)."""
+    found = [
+        version
+        for event in cited_releases(unit)
+        if event.activity.sha in unit.carriers and event.release is not None
+        for package, version in event.release.versions
+        if package is None
+    ]
+    return sorted(set(found), key=_order)
 
 
 def _ships(named: list[str]) -> str:
