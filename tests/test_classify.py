@@ -409,3 +409,16 @@ def test_backing_out_a_change_its_title_says_did_harm_asks_no_watching() -> None
     assert (event.kind, event.filed_as_fix, event.must_act) == ("revert", True, False)
     plain = classify_one(change('Revert "Add heap profiling"', "src/a.c"), USERS)
     assert plain.must_act and not plain.filed_as_fix
+
+
+def test_a_package_deprecated_by_its_release_note_alone_is_a_deprecation() -> None:
+    from tests.test_audience import USERS, change
+
+    # a changeset and a README notice: no code, and still the package's news, no changelog
+    noted = change(
+        "feat: deprecate @acme/db", ".changeset/deprecate-db.md", "packages/db/README.md"
+    )
+    event = classify_one(noted, USERS)
+    assert (event.deprecation, event.trivia) == (True, None)
+    guide = classify_one(change("docs: deprecate the old guide", "docs/guide.md"), USERS)
+    assert not guide.deprecation

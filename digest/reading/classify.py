@@ -13,7 +13,13 @@ from dataclasses import dataclass, replace
 from digest.config import Project, WireConfig, topic_key
 from digest.english.clauses import split_kind_verb
 from digest.model import Activity
-from digest.reading.audience import fragment_types, housekeeping_of, is_internal, is_security_fix
+from digest.reading.audience import (
+    fragment_types,
+    has_release_note,
+    housekeeping_of,
+    is_internal,
+    is_security_fix,
+)
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event, Kind
 from digest.reading.releases import changeset_files, is_own_version_bump, release_of
@@ -302,7 +308,9 @@ def read_change(activity: Activity, project: Project) -> Reading:
         and not internal
         and (
             bool(fragments & _DEPRECATION_FRAGMENTS)
-            or (code and is_deprecation(subject, body, parts.kind))
+            # a package deprecated by its release note alone ("feat: deprecate @astrojs/db"
+            # with a changeset and a README notice) is deprecated all the same
+            or ((code or has_release_note(activity)) and is_deprecation(subject, body, parts.kind))
         ),
         new_support=not undoes and kind == "feature" and is_new_support(subject),
         bump=bump if kind == "bump" else None,
