@@ -111,7 +111,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
         return join("fixes", _lowered(inability["subject"]), what, inability["rest"])
     if verb == "fix" and (fault := fault_statement(words, negated_only=True)):
         return fault  # "Fix X didn't raise on Y": the fault follows the verb
-    coded = _CODE_THEN_VERB.match(text) if verb == "fix" else None
+    # "Fix `svd(…)` returns X", and a fix's "`svd(…)` returns X" alone
+    coded = _CODE_THEN_VERB.match(text) if verb == "fix" or (kind == "fix" and not verb) else None
     if coded and verb_form(coded["verb"]) == "VBZ" and (lemma := verb_lemma(coded["verb"])):
         # "Fix `svd(…)` returns non-unitary `vh`": code, then what it wrongly does
         return join("fixes", coded["code"], gerund(lemma), coded["rest"])
