@@ -190,8 +190,11 @@ def test_json_lines_only(demo: Path, start) -> None:
     wire.settle()
     assert wire.interrupt() == 0
     wire.close()
-    records = [json.loads(line) for line in wire.stderr()]
-    running, stopping = records
+    records = [json.loads(line) for line in wire.stderr()]  # every line is JSON
+    # A starved machine may add a scheduler's warning of a late job: the service's own two
+    # records are looked for, not counted.
+    [running] = [r for r in records if r.get("event") == "running"]
+    stopping = records[-1]
     assert running["event"] == "running" and running["logger"] == "wire.service"
     assert re.fullmatch(r"http://127\.0\.0\.1:[1-9]\d*", running["archive"]), running
     assert "server" not in running  # the archive is the address served
