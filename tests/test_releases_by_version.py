@@ -810,3 +810,13 @@ def test_of_two_releases_the_one_that_ships_the_fix_is_named() -> None:
     first, second = (s.text for s in told.body[:2])
     assert first.startswith("vite 8.0.15 and 8.0.16 are out; 8.0.16 ships a security fix"), first
     assert "a security fix that the new release ships" in second, second
+
+
+def test_a_security_item_cites_each_fix_it_counts() -> None:
+    fixes = [
+        change(VITE, f"fix: prevent XSS in the {where}", f"packages/vite/src/{where}.ts", n=n)
+        for n, where in ((1, "overlay"), (2, "client"), (3, "server"))
+    ]
+    told = story(fixes)
+    [item] = [i for i in told.action_items if "security fixes" in i.text]
+    assert "three security fixes" in item.text and len(item.refs) == 3, item.text

@@ -134,6 +134,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
     fixes = [e for e in (*everything, *pick.rest) if e.security and e.release is None]
     count = len({_fix_key(e) for e in fixes}) or len(units)
+    carried: list[Event] = []
     if latest is not None:
         # "it ships five security fixes" counts, names and cites what the releases ship: a
         # fix that landed after the last cut is in no release yet.
@@ -164,7 +165,11 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     )
     if latest is None:
         what = f"it {lead}" if count == 1 else what.replace("it ships", "the project lands")
-    text = f"{action}: {what} {cite(*(u.lead.activity for u in units[:MAX_CITATIONS]))}"
+    # Each fix the count counts is cited, as far as citations go: "three security fixes
+    # [2][3]" left a reader looking for the third.
+    counted = carried if latest is not None else fixes
+    cited = list({_fix_key(e): e for e in [*(u.lead for u in units), *counted]}.values())
+    text = f"{action}: {what} {cite(*(e.activity for e in cited[:MAX_CITATIONS]))}"
     return text, "monitor" if watched else "immediate"
 
 
