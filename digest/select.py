@@ -143,9 +143,9 @@ class Unit:
     # For a release: the shas of its releases that ship a security fix or breaking change,
     # which its sentence cites whatever else it leaves uncited.
     carriers: frozenset[str] = frozenset()
-    # For a security fix a release unit of the story ships: the release's version, so its
-    # sentence reads as one the release ships, not another fix.
-    shipped_in: str = ""
+    # The first security fix a release unit of the story ships: its sentence reads as one
+    # the release ships, not another fix.
+    shipped_fix: bool = False
 
     @property
     def activities(self) -> tuple[Activity, ...]:
@@ -284,7 +284,7 @@ def group_units(
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
             else:
                 rest.append(event)
-        top = _mark_shipped(top, shipped)
+        top = _mark_shipped(top)
         extra = tuple(extras)
         picks.append(
             ProjectPick(
@@ -302,29 +302,18 @@ def group_units(
     return picks
 
 
-def _mark_shipped(units: list[Unit], carried: dict[str, list[Event]]) -> list[Unit]:
-    """`units` with the first security fix that a release unit among them ships marked with
-    the release that ships it (`Unit.shipped_in`), from `carried` (release sha → the changes
-    it ships): "3.11.2 is out with a security fix [1]. Separately, it fixes stored XSS …"
-    told one fix as two."""
-    releases = sorted(
-        (e for u in units if u.lead.release is not None for e in (u.lead, *u.related)),
-        key=lambda e: e.activity.landed_at,
-    )
-    shipped: dict[str, str] = {}
-    for release in releases:
-        version = release.release.version if release.release else None
-        for fix in carried.get(release.activity.sha, ()):
-            if fix.security:
-                shipped.setdefault(fix.activity.sha, version or "the new release")
-    marked: list[Unit] = []
-    for unit in units:
-        sha = unit.lead.activity.sha
-        first = not any(u.shipped_in for u in marked)  # said once: the others follow it
-        if first and unit.lead.security and unit.lead.release is None and sha in shipped:
-            unit = replace(unit, shipped_in=shipped[sha])
-        marked.append(unit)
-    return marked
+def _mark_shipped(units: list[Unit]) -> list[Unit]:
+    """`units` with the first security fix that a release unit among them ships marked so
+    (`Unit.shipped_fix`): "3.11.2 is out with a security fix [1]. Separately, it fixes
+    stored XSS …" told one fix as two."""
+    shipped = {
+        e.activity.sha for u in units if u.lead.release is not None for e in u.carried if e.security
+    }
+    for at, unit in enumerate(units):
+        lead = unit.lead
+        if lead.security and lead.release is None and lead.activity.sha in shipped:
+            return [*units[:at], replace(unit, shipped_fix=True), *units[at + 1 :]]
+    return units
 
 
 def _highlight(ships: tuple[Event, ...], used: set[str], scores: dict[str, float]) -> Event | None:

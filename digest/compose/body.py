@@ -234,6 +234,8 @@ def unit_sentence(
         # respects `rules` …", not "ruff respects `rules` … in ty".
         subject = event.product
         area = None if area and topic_key(area) == topic_key(event.product) else area
+    if unit.shipped_fix:
+        opening = PLAIN_OPENING  # the fix the release told before ships: no "Separately, …"
     sentence = opening.format(s=subject, p=predicate)
     if area and area not in (unit.dominant_topic, known_topic) and names_a_place(area, event):
         sentence += f" in {area}"
@@ -242,10 +244,7 @@ def unit_sentence(
         advisory = advisory_of(event.activity)
         named = advisory and advisory.lower() not in sentence.lower()
         sentence += f", a security fix for {advisory}" if named else ", a security fix"
-        if unit.shipped_in:
-            # One the release told before ships: no second fix ("Separately, …")
-            head = opening.format(s=subject, p=predicate)
-            sentence = PLAIN_OPENING.format(s=subject, p=predicate) + sentence[len(head) :]
+        if unit.shipped_fix:
             # (the release sentence before it names the version, which this one cites not)
             sentence += " that the new release ships"
     retold = all(same_change(event, e) for e in unit.related)

@@ -32,19 +32,18 @@ def write_headline(
     """Each project's lead story as "PROJECT VERBS OBJECT", joined, upper-case (code spans
     keep their case), within `max_chars`; and the `repo@sha` of each lead it tells."""
     headline = ""
+    units = [(headline_case(project_name(config, p.repo)), headline_unit(p)) for p in picks]
     for projects in (3, 2, 1):
         told = picks[:projects]
         for max_words in (9, 7, 5, 4, 3):
             clauses = [
-                headline_case(project_name(config, p.repo))
+                name
                 + " "
                 + headline_case(
-                    unit_predicate(
-                        headline_unit(p), max_words=max_words, headline=True, articles=False
-                    ),
+                    unit_predicate(unit, max_words=max_words, headline=True, articles=False),
                     compounds=True,
                 )
-                for p in told
+                for name, unit in units[:projects]
             ]
             headline = ", ".join(clauses).rstrip(" .!?;:,")
             if len(headline) <= max_chars:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from digest.english.words import words
 
@@ -34,24 +35,22 @@ def headline_case(text: str, *, compounds: bool = False) -> str:
     Ordinary names and acronyms are upper-cased as headline style wants ("ExecuTorch"),
     unless `compounds` keeps the case of words run together ("ServiceAccountKey"), as for
     what a change did, whose names are code more often than brands."""
-    out: list[str] = []
-    at = 0
-    for match in _CODE_TOKEN.finditer(text):
-        out += [_upper(text[at : match.start()], compounds), match.group(0)]
-        at = match.end()
-    out.append(_upper(text[at:], compounds))
-    return "".join(out)
+    return _outside(_CODE_TOKEN, text, lambda words: _upper(words, compounds))
 
 
 def _upper(text: str, compounds: bool) -> str:
-    if not compounds:
-        return text.upper()
+    return _outside(_COMPOUND, text, str.upper) if compounds else text.upper()
+
+
+def _outside(pattern: re.Pattern[str], text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to what lies between the matches of `pattern`, the
+    matches kept as they are."""
     out: list[str] = []
     at = 0
-    for match in _COMPOUND.finditer(text):
-        out += [text[at : match.start()].upper(), match.group(0)]
+    for match in pattern.finditer(text):
+        out += [change(text[at : match.start()]), match.group(0)]
         at = match.end()
-    out.append(text[at:].upper())
+    out.append(change(text[at:]))
     return "".join(out)
 
 
@@ -78,10 +77,4 @@ def acronym_case(text: str) -> str:
             return word[:-1].upper() + "s"
         return word
 
-    out: list[str] = []
-    at = 0
-    for match in _CODE_TOKEN.finditer(text):
-        out += [_ACRONYM.sub(upper, text[at : match.start()]), match.group(0)]
-        at = match.end()
-    out.append(_ACRONYM.sub(upper, text[at:]))
-    return "".join(out)
+    return _outside(_CODE_TOKEN, text, lambda words: _ACRONYM.sub(upper, words))
