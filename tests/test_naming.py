@@ -191,3 +191,13 @@ def test_a_titles_own_also_and_etc_do_not_reach_a_sentence() -> None:
     radix = classify_one(change("Use radixsort also for descending sorts"), USERS)
     assert event_predicate(radix, max_words=12) == "uses radixsort for descending sorts"
     assert not is_clean("makes a bug sweep for missing error handling, etc")
+
+
+def test_a_title_the_platform_cut_mid_word_is_quoted_without_the_cut_word() -> None:
+    from digest.compose.phrases import quoted_title
+    from digest.reading.classify import classify_one
+
+    cut = 'Revert "Add recurrent gated delta rule custom op for Qwen3.5 attentio…'
+    event = classify_one(change(cut), USERS)
+    quoted = quoted_title(event, max_words=12)
+    assert quoted == "“Add recurrent gated delta rule custom op for Qwen3.5…”", quoted

@@ -113,6 +113,12 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         # how the change was merged or split off
         "Extracted from #18047 and will self-merge this bit so that runs are kept around.",
         "Didn't include this in the previous commit, in case it causes regressions for users.",
+        # leaning on the sentence before, or cut at an abbreviation before its example
+        "To allow this, modify all the channels-last dialect ops to lower with permutes, e.g.",
+        "This stops the runners from stalling for users when a region has no capacity, e.g.",
+        "Also addresses a bug in the fake tracing of the pooling op that users would hit.",
+        # what the title says, in the third person
+        "Adds adaptive avg_pool2d dialect op to be used for the next spec version of it.",
     ],
 )
 def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:

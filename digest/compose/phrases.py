@@ -54,12 +54,17 @@ def _without_own_name(text: str, event: Event) -> str:
     return text[: match.start()] if own else text
 
 
+_CUT_WORD = re.compile(r"(?<=\S)\s+\w+…$")
+
+
 def quoted_title(event: Event, *, max_words: int, whole_subject: bool = False) -> str:
     """The title in quotation marks; a quotation cut short ends in an ellipsis inside the
     marks, so it never reads as the whole title ("“Add grammar fields to X for…”").
     `whole_subject` quotes the title's subject, its verb included, not only its object."""
     # verbatim: a quotation keeps the project's name
     whole = clean_fragment(event.subject if whole_subject else event.obj)
+    # A title the platform cut mid-word ("… for Qwen3.5 attentio…") loses the cut word
+    whole = _CUT_WORD.sub("…", whole)
     quoted = _fit(whole, max_words=max_words)
     cut = len(quoted.split()) < len(whole.split()) and not quoted.endswith("…")
     return f"“{quoted}…”" if cut else f"“{quoted}”"

@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from digest.english.sentences import split_sentences
-from digest.english.words import CHANGE_VERBS
+from digest.english.words import CHANGE_VERBS, verb_lemma
 
 MAX_QUOTE_WORDS = 25
 # What the composer quotes: a whole sentence short enough to sit inside one of ours.
@@ -185,7 +185,8 @@ _NOT_A_REASON = re.compile(
     r"|^\s*(pr|pull\s+request|issue)?\s*#\d+\b"
     # a sentence that leans on the one before it, quoted alone: "As a result production
     # build could …", "This means …", "Therefore …"
-    r"|^\s*(as\s+a\s+result|this\s+means|that\s+means|therefore|thus|hence|in\s+that\s+case"
+    r"|^\s*(to\s+(allow|enable|support|do|achieve|make)\s+(this|that)\b|also|additionally"
+    r"|as\s+a\s+result|this\s+means|that\s+means|therefore|thus|hence|in\s+that\s+case"
     r"|in\s+this\s+case|because\s+of\s+this|due\s+to\s+this)\b",
     re.I,
 )
@@ -201,7 +202,8 @@ def _says_what(sentence: str) -> bool:
     """True for a sentence that opens with an imperative verb of change: "Add X", "Introduce
     Y for Z"."""
     first = sentence.split(maxsplit=1)[0].lower() if sentence.split() else ""
-    return first in CHANGE_VERBS or first in ("introduce", "support", "implement", "create")
+    lemma = verb_lemma(first) or first  # "Adds adaptive avg_pool2d op …" says what, too
+    return lemma in CHANGE_VERBS or lemma in ("introduce", "support", "implement", "create")
 
 
 def _states_effect(sentence: str) -> bool:
@@ -248,6 +250,9 @@ def _clause_of(sentence: str, title: str, max_words: int) -> str | None:
     return None
 
 
+_ENDS_IN_ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs|incl|cf)\.?\s*$", re.I)
+
+
 def _quotable(reason: str, title: str, max_words: int) -> str | None:
     reason = _LEAD_LABEL.sub("", reason)
     if _UNQUOTABLE.search(reason) or reason.count(")") > reason.count("("):
@@ -266,6 +271,8 @@ def _quotable(reason: str, title: str, max_words: int) -> str | None:
         reason = reason[: reason.rfind("(")].rstrip(" ,;:—-") + "…"
         if len(reason.split()) < 6:
             return None
+    if _ENDS_IN_ABBREVIATION.search(reason):
+        return None  # a sentence split at "e.g." ends before its example: its point is there
     mine = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", reason)}
     theirs = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", title)}
     if not mine or len(mine - theirs) < 3:
