@@ -259,7 +259,7 @@ def test_svelte_leads_with_its_releases_and_the_security_fixes_they_ship() -> No
     assert "prevents XSS on `hydratable` from user contents" in text
     [item] = [i for i in story.action_items if i.urgency == "immediate"]
     # the project is not configured, and its prose over the quarter writes "svelte" most
-    assert item.text.startswith("Upgrade svelte to 5.55.7 or later: it ships four security fixes")
+    assert item.text.startswith("Upgrade Svelte to 5.55.7 or later: it ships four security fixes")
     assert story.checks is not None and story.checks.problems == ()
 
 

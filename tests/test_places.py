@@ -254,8 +254,8 @@ def test_one_of_a_collection_is_the_subject_not_a_trailing_place() -> None:
     since = datetime(2026, 6, 1, tzinfo=UTC)
     story = compose(work, config=BARE, window=Window(since=since, until=since + timedelta(7)))
     body = " ".join(s.text for s in story.body)
-    assert "foo's svelte integration keeps props reactive on hydration [" in body, body
-    assert re.search(r"foo's [Cc]loudflare integration handles OOM", body), body
+    assert "Foo's svelte integration keeps props reactive on hydration [" in body, body
+    assert re.search(r"Foo's [Cc]loudflare integration handles OOM", body), body
     assert not re.search(r" in ([Ss]velte|[Cc]loudflare|[Nn]ode) \[", body), body
 
 

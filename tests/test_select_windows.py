@@ -192,7 +192,7 @@ def test_one_change_among_routine_bumps_is_told_among_them() -> None:
     ]
     story = day_with_news(bumps)
     # Seven changes landed: no quiet day, but the news, then what the rest of it was.
-    assert story.lede.startswith("widget "), story.lede
+    assert story.lede.startswith("Widget "), story.lede
     assert story.lede.endswith("; six dependency updates landed as well."), story.lede
     # The count follows the change, "it" standing in for the project's name.
     last = [s.text for s in story.body][-1]
@@ -293,7 +293,7 @@ def test_a_week_counts_its_trivia_instead_of_telling_it() -> None:
     story = _week(_WORK + _TRIVIA)
     text = " ".join(s.text for s in story.body)
     # The people page is housekeeping, not documentation.
-    assert "widget makes three documentation and lint changes" in text
+    assert "Widget makes three documentation and lint changes" in text
     assert "updates its contributor and sponsor pages" in text
     assert not re.search(r"typo|tutorial|People|lint fixes", text)
     # The three trivia fit beside the named work's citations; the people page does not.
@@ -363,7 +363,7 @@ def test_a_week_of_one_change_among_docs_and_bumps_counts_them_first() -> None:
         window=span(days=7),
     )
     assert story.lede == (
-        "widget shows the direct path type in the bad character warning; three documentation "
+        "Widget shows the direct path type in the bad character warning; three documentation "
         "changes and two dependency updates landed as well."
     ), story.lede
     assert story.checks.passed, story.checks.problems
@@ -439,7 +439,7 @@ def test_a_day_of_six_changes_is_no_quiet_day_though_only_three_are_news() -> No
     ]
     story = compose([*bumps, *news], config=WireConfig(), window=span(days=1))
     # The news first, and the rest as it is: nothing claims all three reach users.
-    assert story.lede.startswith("widget "), story.lede
+    assert story.lede.startswith("Widget "), story.lede
     assert story.lede.endswith("; two more changes and three dependency updates landed as well.")
     assert "users see" not in story.lede
     assert story.checks is not None and story.checks.problems == ()

@@ -1,7 +1,7 @@
 """Releases of a `github:` window, with a real httpx client against the loopback GitHub.
 
 The releases ride on the window's first search page, so they cost no request; the story
-tells a published release like a release tag ("vite 8.0.16 is out"), a prerelease as one, and
+tells a published release like a release tag ("Vite 8.0.16 is out"), a prerelease as one, and
 never a draft.
 """
 
@@ -81,7 +81,7 @@ async def test_a_release_published_in_the_window_leads_and_costs_no_request(gith
     story = await story_of(github)
 
     assert story.headline == "VITE 8.0.16 IS OUT"
-    assert story.body[0].text.startswith("vite 8.0.16 is out [1]")
+    assert story.body[0].text.startswith("Vite 8.0.16 is out [1]")
     assert story.references[0].url == f"https://github.com/{REPO}/releases/tag/v8.0.16"
     assert story.lead == (f"{REPO}@tag:v8.0.16",)
     # the probe and one search page, which brought the releases along: ⌈3/100⌉ + 1

@@ -72,3 +72,27 @@ def test_a_quiet_week_is_spelled_as_the_projects_history_spells_it() -> None:
     story = compose([*earlier, quiet], config=WireConfig(), window=week)
     # nothing in the week spells the name; its history does
     assert story.body[0].text.startswith("Widgetry adds a retry option"), story.body[0].text
+
+
+def test_capitals_win_over_lower_case_keys_scopes_and_modules() -> None:
+    activity = [
+        change(
+            1, "fix(widgetry): retry on reset", '---\n"widgetry": patch\n---\nSee widgetry:assets.'
+        ),
+        change(2, "Document the cache", "Widgetry now caches results."),
+    ]
+    assert own_spelling("widgetry", activity) == "Widgetry"  # one use in prose is enough
+    lower = [change(1, "Document the cache", "widgetry now caches results. Widgetry docs too.")]
+    lower.append(change(2, "Add a guide", "widgetry is a library."))
+    assert own_spelling("widgetry", lower) is None  # the project writes itself in lower case
+
+
+def test_a_sentence_opens_with_a_capital_unless_the_project_keeps_its_name_in_lower_case() -> None:
+    window = Window(since=START, until=START + timedelta(days=1))
+    silent = [change(1, "Add a retry option to the client"), change(2, "Fix crash on exit")]
+    story = compose(silent, config=WireConfig(), window=window)
+    assert story.body[0].text.startswith("Widgetry fixes"), story.body[0].text
+    assert "for widgetry" in story.lede, story.lede  # within a sentence, the name as given
+    lower = [change(1, "Add a retry option to the client", "widgetry now retries."), silent[1]]
+    story = compose(lower, config=WireConfig(), window=window)
+    assert story.body[0].text.startswith("widgetry fixes"), story.body[0].text

@@ -14,7 +14,9 @@ numbering and the reference list can never disagree.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from digest.budget import body_limits, story_budget, window_days
 from digest.check import check_story, require_integrity
@@ -28,7 +30,7 @@ from digest.model import Activity, Story, Window
 from digest.rank import rank
 from digest.reading.classify import Reading, classify
 from digest.reading.event import Event
-from digest.reading.spelling import with_own_spellings
+from digest.reading.spelling import opens_with_capital, with_own_spellings
 from digest.select import ProjectPick, folds_trivia, group_units
 
 __all__ = ["cite", "compose", "draft_story", "filter_topic"]
@@ -79,6 +81,17 @@ def compose(
         fold_trivia=folds_trivia(window, events),
     )
     draft = draft_story(picks, config=config, window=window, repos=repo_names, topic=topic)
+    draft = capitalize_openings(
+        draft,
+        [
+            name
+            for repo in repo_names
+            if not config.is_configured(repo)
+            and opens_with_capital(
+                name := config.project(repo).name, (a for a in activities if a.repo == repo)
+            )
+        ],
+    )
     story = number_references(
         draft, activities=in_window, window=window, repos=repo_names, topic=topic
     )
@@ -86,6 +99,20 @@ def compose(
     story = story.model_copy(update={"checks": checks})
     require_integrity(story)
     return story
+
+
+def capitalize_openings(draft: Draft, names: Iterable[str]) -> Draft:
+    """`draft` with each of `names` that opens a sentence of its lede or body capitalized:
+    "Prometheus fixes …", not "prometheus fixes …"."""
+    names = list(names)
+    if not names:
+        return draft
+    opening = re.compile(rf"(?:^|(?<=[.!?] ))(?:{'|'.join(map(re.escape, names))})(?=[ ’'])")
+
+    def capitalize(text: str) -> str:
+        return opening.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], text)
+
+    return replace(draft, lede=capitalize(draft.lede), body=tuple(map(capitalize, draft.body)))
 
 
 def filter_topic(events: list[Event], topic: str | None, config: WireConfig) -> list[Event]:

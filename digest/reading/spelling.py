@@ -16,27 +16,47 @@ from collections.abc import Iterable
 from digest.config import Project, WireConfig
 from digest.model import Activity
 
-# A spelling needs this many uses in prose before it names the project.
-MIN_USES = 2
 
-
-def own_spelling(name: str, activities: Iterable[Activity]) -> str | None:
-    """The spelling of `name` the activities' prose uses most, when it is not the name as
-    given and is used at least `MIN_USES` times more than any other; else None."""
-    # A word on its own: no code, path, package or call around it.
-    word = re.compile(rf"(?<![\w.`/@-]){re.escape(name)}(?![\w`/@(-]|\.\w)", re.I)
+def _prose_uses(name: str, activities: Iterable[Activity]) -> Counter[str]:
+    """How often each spelling of `name` stands as a word of prose in the activities'
+    titles and descriptions: not in code, a path, a package, a call, a quoted key
+    (`"astro": patch`), a commit scope (`fix(astro):`) or a module (`astro:assets`)."""
+    word = re.compile(
+        rf"(?<![\w.`/@'\"(:-]){re.escape(name)}(?!'(?!s\b)|[\w`/@(\":)?-]|\.\w)", re.I
+    )
     uses: Counter[str] = Counter()
     for activity in activities:
         for text in (activity.title, activity.body):
             uses.update(m.group(0) for m in word.finditer(text))
+    return uses
+
+
+def own_spelling(name: str, activities: Iterable[Activity]) -> str | None:
+    """The spelling of `name` the activities' prose uses, when it is not the name as given;
+    else None. A spelling with capitals ("Polars", "NumPy") wins as soon as the prose
+    writes the name with capitals at least as often as in lower case, since a project that
+    keeps its name lower case ("pytest") writes it so; any other spelling must be used
+    more often than every other. An all-capital spelling is a shout, never a name."""
+    uses = _prose_uses(name, activities)
+    capitalized = Counter({s: n for s, n in uses.items() if s != s.lower() and not s.isupper()})
+    if capitalized and capitalized.total() >= uses[name.lower()]:
+        spelling = capitalized.most_common(1)[0][0]
+        return None if spelling == name else spelling
     ranked = uses.most_common(2)
     if not ranked:
         return None
     spelling, count = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0
-    if spelling == name or spelling.isupper() or count - runner_up < MIN_USES:
+    if spelling == name or spelling.isupper() or count == runner_up:
         return None
     return spelling
+
+
+def opens_with_capital(name: str, activities: Iterable[Activity]) -> bool:
+    """True when a sentence should open with `name` capitalized ("Prometheus fixes …"): the
+    name is in lower case and the activities' prose never writes it so, which a project
+    that keeps its name lower case even there ("pytest is …") would."""
+    return name.islower() and not _prose_uses(name, activities)[name]
 
 
 def with_own_spellings(config: WireConfig, activities: Iterable[Activity]) -> WireConfig:
