@@ -119,6 +119,19 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "Also addresses a bug in the fake tracing of the pooling op that users would hit.",
         # what the title says, in the third person
         "Adds adaptive avg_pool2d dialect op to be used for the next spec version of it.",
+        # an order restating the title, though it names users
+        "Allow users to set a maximum number of warnings via a new command-line option.",
+        # a test note, a release-process note, a sentence leaning on the one before it
+        "Tested against the staging cluster that everything works as expected for users.",
+        "No changeset because the bug this fixes has not been released to users yet.",
+        "Consequently the widgets inside no longer update and cause warnings for users.",
+        "It handles building the runner, pushing it to the device and failing fast for users.",
+        "Applied across all thirty node functions of the compiler to stop the crashes.",
+        "A common pattern from the CI logs of the jobs that failed is the following",
+        # code as the subject, or too much code to read
+        "resetCounters used clear() to recycle maps, so the loop failed on the next pass.",
+        "Summary: `cache_store::evict` fails when the entry's refcount falls to zero early.",
+        "`a.b` and `c.d` now call `e()`, `f()` and `g()` to avoid a crash on reload.",
     ],
 )
 def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:
@@ -289,3 +302,19 @@ def test_a_second_paragraph_gives_only_a_sentence_that_states_an_effect() -> Non
         "Until then this is the most pragmatic and least invasive change we can make.\n"
     )
     assert quotation(hedged, "fix: correctly calculate `@const` blockers") is None
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        # a gerund opens a reason; "This avoids …" tells what the change lets happen
+        "Adding a handler for widgets enables them to run on the GPU instead of the CPU.",
+        "This avoids stalling the whole queue and only waits for the work of the backend.",
+        # code users call, in backticks, may be the subject
+        "`$state.snapshot` infers BigInt properties as `never` because `bigint` is missing.",
+        # an order with its purpose
+        "Enable errexit so the installer stops as soon as one of its steps fails.",
+    ],
+)
+def test_a_reason_in_the_changes_own_shape_is_quoted(reason: str) -> None:
+    assert quotation(reason, "Refactor smoke helpers") == reason.rstrip(".")

@@ -20,14 +20,24 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from digest.english.sentences import split_sentences
-from digest.english.words import CHANGE_VERBS, verb_lemma
+from digest.english.words import (
+    CHANGE_VERBS,
+    DETERMINERS,
+    LOOSE_PARTICLES,
+    PARTICLES,
+    is_base_verb,
+    is_identifier,
+    parts_of_speech,
+    verb_lemma,
+)
 
 MAX_QUOTE_WORDS = 25
 # What the composer quotes: a whole sentence short enough to sit inside one of ours.
 QUOTE_WORDS = 25
 _SECTIONS = ("why", "motivation", "impact", "problem", "context", "summary")
 _LABEL = re.compile(r"^(why|motivation|impact|problem|context)\s*:\s*", re.I)
-_LEAD_LABEL = re.compile(r"^(summary|description|details)\s*:\s*", re.I)
+# "Summary: …", or a heading run into its paragraph: "Summary Lets the model …"
+_LEAD_LABEL = re.compile(r"^(summary|description|details)(\s*:\s*|\s+(?=(?-i:[A-Z])))", re.I)
 # Paragraphs that are no prose of the author's: bots, trailers, stacks, links, checklists.
 _BOILERPLATE = re.compile(
     r"^(this pr was (opened|created|generated) by|bumps?\s|updates? the requirements|stack from"
@@ -174,20 +184,27 @@ _NOT_A_REASON = re.compile(
     r"|\bthis\s+(pr|change|commit|patch)\s+(is|was)\s+(a|the)\s+(copy|cherry|port|backport)"
     # a state of the work or of its review, not why it was done: "Note: still a WIP for
     # native histograms", "Addresses divergences flagged in PR review"
-    r"|\bWIP\b|\bwork\s+in\s+progress\b|^\s*(note|nb|n\.b\.|todo|fixme)\b\s*:"
+    r"|\bchange(set|st)s?\b|\bWIP\b|\bwork\s+in\s+progress\b|^\s*(note|nb|n\.b\.|todo|fixme)\b\s*:"
     r"|\b(flagged|raised|requested|suggested|found|noted|pointed\s+out)\s+(in|by|during)\s+"
     r"(the\s+)?(pr\s+|code\s+)?(review|reviewers?)\b"
     r"|\b(review|reviewer)\s+(feedback|comments?|findings|suggestions|nits?)\b"
     # what the change's tests or reproduction show, not what users get: "This makes the
     # test intent misleading", "In the reproduction this happens because …"
-    r"|\b(tests?|testing|reproduction|repro)\b"
+    r"|\b(tests?|tested|testing|reproduction|repro)\b|\bpass(es)?\s+(the\s+)?(\w+\s+){0,3}suite\b"
     # what another pull request or issue does: "PR #3300 drafts the idea of …"
     r"|^\s*(pr|pull\s+request|issue)?\s*#\d+\b"
     # a sentence that leans on the one before it, quoted alone: "As a result production
     # build could …", "This means …", "Therefore …"
     r"|^\s*(to\s+(allow|enable|support|do|achieve|make)\s+(this|that)\b|also|additionally"
+    r"|consequently|this\s+one|the\s+(pr|change|patch)\s+now|noticed|attempt\s+\d"
+    r"|separately|together|specifically|in\s+(this|that)\s+way|this\s+(time|version)"
+    r"|(it|they|these|those)\s"
     r"|as\s+a\s+result|this\s+means|that\s+means|therefore|thus|hence|in\s+that\s+case"
-    r"|in\s+this\s+case|because\s+of\s+this|due\s+to\s+this)\b",
+    r"|in\s+this\s+case|because\s+of\s+this|due\s+to\s+this)\b"
+    # one that introduces what follows: "A common pattern from CI logs is the following"
+    r"|\b(the\s+following|as\s+follows)\W*$"
+    # a fragment with no subject: "Applied across all ~30 functions …", "Built in the …"
+    r"|^\s*(applied|built|done|used|based|verified|validated|added|moved)\s",
     re.I,
 )
 
@@ -198,12 +215,67 @@ def says_why(body: str) -> bool:
     return len(body.split()) >= 12 and _EFFECT.search(body[:2000]) is not None
 
 
+# What may follow an imperative's verb: "Update the pass …", "Check that …", "Treat 0 as …".
+_OBJECT_OPENERS = DETERMINERS | PARTICLES | LOOSE_PARTICLES | {"it", "them", "to"}
+# A clause that gives the purpose of what a sentence says was done.
+_PURPOSE = re.compile(
+    r"\b(because|so\s+(?!far\b|much\b|many\b|on\b|as\b)\w+|otherwise|in\s+order\s+to"
+    r"|to\s+(avoid|prevent|stay|keep|ensure|allow|let|make\s+sure))\b",
+    re.I,
+)
+
+
 def _says_what(sentence: str) -> bool:
-    """True for a sentence that opens with an imperative verb of change: "Add X", "Introduce
-    Y for Z"."""
-    first = sentence.split(maxsplit=1)[0].lower() if sentence.split() else ""
-    lemma = verb_lemma(first) or first  # "Adds adaptive avg_pool2d op …" says what, too
-    return lemma in CHANGE_VERBS or lemma in ("introduce", "support", "implement", "create")
+    """True for a sentence that says what the change does, as its title did: one that opens
+    with a verb of change ("Adds X", "This PR enables Y") or an imperative ("Check that Y")."""
+    sentence = _LEAD_LABEL.sub("", sentence)
+    words = re.sub(r"^this\s+(pr|change|commit|patch|diff)\s+", "", sentence, flags=re.I).split()
+    if not words or words[0].lower().endswith("ing"):
+        return False  # "Adding a handler enables …": a gerund opens a reason
+    lemma = verb_lemma(words[0]) or words[0].lower()
+    in_other_words = lemma in CHANGE_VERBS or lemma in (
+        "introduce",
+        "support",
+        "implement",
+        "create",
+    )
+    return in_other_words or _imperative(sentence)
+
+
+def _imperative(sentence: str) -> bool:
+    """True for a sentence that opens with an order: "Update the pass …", "Avoid X", "Treat
+    0 as …"; not "Right now, …", whose verb is as much a noun no object follows."""
+    words = _LEAD_LABEL.sub("", sentence).split()
+    if not words or not is_base_verb(words[0]) or words[0].lower() == "let":
+        return False
+    following = words[1].lower().strip(",") if len(words) > 1 else ""
+    return (
+        "NOUN" not in parts_of_speech(words[0])
+        or following in _OBJECT_OPENERS
+        or is_identifier(following)
+    )
+
+
+# Code a reader of the story cannot read: a call, a path, a member, snake_case or
+# lowerCamelCase ("resetMatchedSigs used clear() to …"). Code in backticks is often what
+# users call ("`$state.snapshot` infers …"), so it counts only towards too much code.
+_CODE_WORD = re.compile(r"\w\(|::|\w_\w|\w[./]\w|^[a-z]+[A-Z]")
+# Code in backticks that users do not call: a path, a file, a member of a namespace.
+_BACKTICKED_CODE = re.compile(
+    r"::|\w_|/|\.(py|pyi|h|hpp|cc|cpp|c|rs|go|ts|js|md|ya?ml|toml|json)\b"
+)
+# This many code words make a sentence about code, not about what its users get.
+_MAX_CODE_WORDS = 5
+
+
+def _about_code(sentence: str) -> bool:
+    """True for a sentence whose subject is bare code, or that names too much code to read."""
+    words = re.sub(r"^the\s+", "", _LEAD_LABEL.sub("", sentence), flags=re.I).split()
+    code = [w for w in words if "`" in w or _CODE_WORD.search(w)]
+    subject = bool(words) and bool(
+        _BACKTICKED_CODE.search(words[0]) if "`" in words[0] else _CODE_WORD.search(words[0])
+    )
+    return subject or len(code) >= _MAX_CODE_WORDS
 
 
 def _states_effect(sentence: str) -> bool:
@@ -222,11 +294,18 @@ def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> st
     sentence that states an effect is tried first (`reason_sentences`), then the first
     that does not."""
     found = [r for r in reason_sentences(body) if not _NOT_A_REASON.search(r)]
-    stating = [r for r in found if _states_effect(r)][:2]
-    # A sentence that states no effect is a reason only when it is more than the title in
-    # other words: one that opens with a verb of change ("Introduce a backend-aware pass
-    # manager …") says what, as the title did, not why.
-    others = [r for r in found if not _states_effect(r) and not _says_what(r)][:1]
+    # One that states an effect may still be an order of what to do ("Allow users to set
+    # …"), as the title was, unless it gives a purpose ("Lower the cap to stay under …").
+    stating = [
+        r
+        for r in [r for r in found if _states_effect(r)][:2]
+        if not _about_code(r) and (_PURPOSE.search(r) or not _imperative(r))
+    ]
+    # One that states no effect is a reason only when it is more than the title in other
+    # words: one that says what ("Introduce a pass manager …") says what the title did.
+    others = [
+        r for r in found if not _states_effect(r) and not _says_what(r) and not _about_code(r)
+    ][:1]
     for reason in [*stating, *others]:
         if said := _quotable(reason, title, max_words):
             return said
@@ -255,6 +334,8 @@ _ENDS_IN_ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs|incl|cf)\.?\s*$", re.I)
 
 def _quotable(reason: str, title: str, max_words: int) -> str | None:
     reason = _LEAD_LABEL.sub("", reason)
+    if reason[:1].islower() and not is_identifier(reason.split()[0]):
+        return None  # the tail of a sentence split where it should not be: "treating it as …"
     if _UNQUOTABLE.search(reason) or reason.count(")") > reason.count("("):
         return None  # markup, or the tail of a sentence split at "e.g." inside a parenthesis
     if reason.rstrip().endswith(":"):
