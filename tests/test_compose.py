@@ -508,3 +508,29 @@ def test_restructured_texts_code_reads_as_markdowns() -> None:
     assert clean_fragment("ENH: add ``np.matvec`` for ``object`` arrays") == (
         "ENH: add `np.matvec` for `object` arrays"
     )
+
+
+@pytest.mark.parametrize(
+    "title", ['Revert "PR 16708"', "Revert #16708", 'Revert "pull request 16708"']
+)
+def test_a_revert_whose_title_names_only_a_pull_request_is_not_quoted_as_a_title(
+    title: str,
+) -> None:
+    start = datetime(2026, 5, 4, tzinfo=UTC)
+    changes = [
+        Activity(
+            repo="acme/widgetry",
+            sha=f"{n:040x}",
+            number=n,
+            title=text,
+            landed_at=start + timedelta(hours=n),
+            files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
+        )
+        for n, text in ((1, title), (2, "Fix crash on exit when the cache is missing"))
+    ]
+    story = compose(
+        changes, config=WireConfig(), window=Window(since=start, until=start + timedelta(days=1))
+    )
+    told = " ".join(s.text for s in story.body)
+    assert "backs out an earlier change (#16708) [1]" in told, told
+    assert "“" not in told and "PR 16708" not in story.headline, story.headline

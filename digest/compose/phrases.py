@@ -55,6 +55,12 @@ def _without_own_name(text: str, event: Event) -> str:
 
 
 _CUT_WORD = re.compile(r"(?<=\S)\s+\w+…$")
+# What a revert's title names when it names no change: a pull request or a commit.
+_REFERENCE_ONLY = re.compile(
+    r"[\"'“]?(?:(?:pr|pull\s+request|change)\s*#?\s*(?P<n>\d+)|#(?P<m>\d+)"
+    r"|(?:commit\s+)?[0-9a-f]{7,40})[\"'”]?",
+    re.I,
+)
 
 
 def quoted_title(event: Event, *, max_words: int, whole_subject: bool = False) -> str:
@@ -78,6 +84,12 @@ def event_predicate(
     headline passes False to keep the title's telegraphic style."""
     if event.relanded:
         return f"briefly backs out and relands {quoted_title(event, max_words=max_words)}"
+    if event.kind == "revert" and (ref := _REFERENCE_ONLY.fullmatch(clean_fragment(event.obj))):
+        # 'Revert "PR 16708"' names no change: quoted, it would read as a title.
+        number = ref.group("n") or ref.group("m")
+        return (
+            f"backs out an earlier change (#{number})" if number else "backs out an earlier change"
+        )
     if event.kind == "revert":
         nominal = nominalize(clean_fragment(event.obj))
         if nominal and headline:
