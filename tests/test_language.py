@@ -27,6 +27,16 @@ from tests.digest_data import ACTIVITY
             "factors out configured package index precedence",
         ),
         ("Use Y's flag in Z", "uses Y's flag in Z"),
+        # a list joined by commas alone gets its "and"; two lists ("A, B, to C, D") do not
+        (
+            "Fix cache prefix, stale index, memory cap",
+            "fixes cache prefix, stale index and memory cap",
+        ),
+        (
+            "Fix the cache, add logging, drop retries",
+            "fixes the cache, adds logging and drops retries",
+        ),
+        ("Rename first, last, to head, tail", "renames first, last, to head, tail"),
         ("Back out the arena allocator", "backs out the arena allocator"),
         ("Clean up stale caches", "cleans up stale caches"),
         ("Roll back the pin", "rolls back the pin"),
@@ -187,12 +197,12 @@ def test_real_titles_keep_their_identifiers_and_never_paste_a_capitalised_verb()
         # A comma list of noun phrases lists things, even when its first word can be a verb.
         (
             "chat template, inv_freq dedup, CI hardening",
-            "adds chat template, inv_freq dedup, CI hardening",
+            "adds chat template, inv_freq dedup and CI hardening",
         ),
         # An imperative with a list for its object stays one.
-        ("Update docs, CI config, README", "updates docs, CI config, README"),
-        ("Fix crash, inv_freq leak, CI hang", "fixes crash, inv_freq leak, CI hang"),
-        ("Cache results, index pages, sort keys", "caches results, index pages, sort keys"),
+        ("Update docs, CI config, README", "updates docs, CI config and README"),
+        ("Fix crash, inv_freq leak, CI hang", "fixes crash, inv_freq leak and CI hang"),
+        ("Cache results, index pages, sort keys", "caches results, index pages and sort keys"),
     ],
 )
 def test_a_list_of_noun_phrases_is_read_as_one(subject: str, expected: str) -> None:

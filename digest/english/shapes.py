@@ -317,7 +317,19 @@ def coordinated(words: list[str]) -> str:
         verb = leading_verb(out, at)
         if verb is not None:
             out[at] = out[at].replace(word, third_person(verb.lemma.split()[0]), 1)
-    return " ".join(out)
+    return _and_before_last(" ".join(out))
+
+
+def _and_before_last(text: str) -> str:
+    """A list of three or more things or actions joined by commas alone gets its "and":
+    "fixes the error prefix, primary-only VNIC, rates cap" → "…, primary-only VNIC and rates
+    cap"; "fixes X, adds Y, drops Z" → "fixes X, adds Y and drops Z"."""
+    items = text.split(", ")
+    if len(items) < 3 or any(c in text for c in "()[]`;") or re.search(r"\b(and|or)\b", text):
+        return text
+    if any(item.split(" ", 1)[0].lower() in PREPOSITIONS for item in items[1:]):
+        return text  # "renames greatest, least, to max_of, min_of": two lists, not one
+    return f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 # Verbs that take a preposition, not an object: "warn on", "error on", "fail when".
