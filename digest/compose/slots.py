@@ -8,6 +8,7 @@ backend support for scatter.src [1], randn [2] and tan [3] core ATen ops".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from digest.compose.citations import cite
@@ -93,6 +94,11 @@ def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
     [5]", its verb left out when it repeats the lead's ("adds X [4] and `Y` [5]"); a second
     related change is counted and cited with the first."""
     first = event_predicate(related[0], max_words=10)
+    if _told_words(first) <= _told_words(predicate):
+        # It would read as the lead's clause again ("keeps X clients from Y [1] and X client
+        # from Y [2]"): counted and cited, not told.
+        noun = "related change" if len(related) == 1 else "related changes"
+        return f", with {count_word(len(related))} {noun} {cite(*(e.activity for e in related))}"
     verb = predicate.split(" ", 1)[0]
     same = first.split(" ", 1)[0] == verb and " " in first
     said = f" and {first.split(' ', 1)[1]}" if same else f", and {first}"
@@ -100,3 +106,8 @@ def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
         more = count_word(len(related) - 1)
         said += f", with {more} more related change{'s' if len(related) > 2 else ''}"
     return f"{said} {cite(*(e.activity for e in related))}"
+
+
+def _told_words(text: str) -> set[str]:
+    """The words a clause tells, a noun's number aside."""
+    return {noun_lemma(w) for w in re.findall(r"[\w`.()/@-]+", text.lower())}
