@@ -534,3 +534,25 @@ def test_a_revert_whose_title_names_only_a_pull_request_is_not_quoted_as_a_title
     told = " ".join(s.text for s in story.body)
     assert "backs out an earlier change (#16708) [1]" in told, told
     assert "“" not in told and "PR 16708" not in story.headline, story.headline
+
+
+def test_a_project_that_fixes_its_own_inability_now_does_the_thing() -> None:
+    start = datetime(2026, 5, 4, tzinfo=UTC)
+    changes = [
+        Activity(
+            repo="acme/widgetry",
+            sha=f"{n:040x}",
+            number=n,
+            title=text,
+            landed_at=start + timedelta(hours=n),
+            files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
+        )
+        for n, text in (
+            (1, "Widgetry unable to handle nested snippet props"),
+            (2, "Add a retry option to the client"),
+        )
+    ]
+    window = Window(since=start, until=start + timedelta(days=1))
+    told = " ".join(s.text for s in compose(changes, config=WireConfig(), window=window).body)
+    assert "now handles nested snippet props [" in told, told
+    assert "being unable" not in told, told

@@ -14,7 +14,8 @@ from digest.english.articles import agree_articles, with_article
 from digest.english.case import acronym_case
 from digest.english.clauses import clause, nominalize, shorten
 from digest.english.clean import is_clean, tidy
-from digest.english.shapes import split_verb
+from digest.english.shapes import split_verb, third_person
+from digest.english.words import verb_lemma
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
 from digest.reading.title_tags import reads_as_word
@@ -112,6 +113,7 @@ def event_predicate(
             verb = "fixes" if kind == "fix" else "lands"
             return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
         predicate = tidied
+    predicate = _own_inability(predicate, event)
     predicate = _common_case(predicate, event)
     predicate = acronym_case(agree_articles(with_article(predicate) if articles else predicate))
     # "Also capture logs …" adds to what its pull request did, which the story does not
@@ -120,6 +122,20 @@ def event_predicate(
     # "uses radixsort also for descending sorts": our own "also" may open the sentence
     predicate = _INNER_ALSO.sub("", predicate)
     return predicate + _where_it_lives(event, predicate)
+
+
+def _own_inability(predicate: str, event: Event) -> str:
+    """ "fixes Astro being unable to handle X" about Astro itself says "now handles X": the
+    project fixes its own inability, and its name twice reads as two."""
+    own = re.match(
+        rf"fixes (?:{re.escape(event.project.name)}|{re.escape(event.repo.split('/')[1])}) "
+        r"(?:being unable|failing) to (?P<verb>[a-z]+)\b(?P<rest>.*)",
+        predicate,
+        re.I,
+    )
+    if own is None or verb_lemma(own["verb"]) != own["verb"].lower():
+        return predicate
+    return f"now {third_person(own['verb'].lower())}{own['rest']}"
 
 
 def _common_case(predicate: str, event: Event) -> str:
