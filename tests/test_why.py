@@ -318,3 +318,26 @@ def test_a_second_paragraph_gives_only_a_sentence_that_states_an_effect() -> Non
 )
 def test_a_reason_in_the_changes_own_shape_is_quoted(reason: str) -> None:
     assert quotation(reason, "Refactor smoke helpers") == reason.rstrip(".")
+
+
+def test_an_issue_link_opening_a_paragraph_leaves_its_prose_quotable() -> None:
+    body = (
+        "### Summary\nFixes #18924\nExtends widget support to integer tensors.\n"
+        "Previously the handler only accepted booleans and raised an error for other dtypes.\n"
+    )
+    said = quotation(body, "Support integer tensors in the widget handler")
+    assert (
+        said == "Previously the handler only accepted booleans and raised an error for other dtypes"
+    )
+
+
+@pytest.mark.parametrize(
+    "aside",
+    [
+        "(because the batch is not running, it later runs into the invariant and fails)",
+        "— Unify and improve the Android developer story so that users fail less often",
+        "Validated on the Uno board with the keyword model: the sources compile and fail less.",
+    ],
+)
+def test_a_parenthesis_a_dash_or_a_note_of_validation_is_no_reason(aside: str) -> None:
+    assert quotation(aside, "Refactor smoke helpers") is None

@@ -55,6 +55,11 @@ _UNQUOTABLE = re.compile(
 )
 
 _MD = MarkdownIt("commonmark")
+# "Fixes #18924" on the first line of a paragraph whose next lines say what was wrong: the
+# link goes, the prose stays.
+_ISSUE_LINKS = re.compile(
+    r"^(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+(?:[\w.-]+/[\w.-]+)?#\d+[.,;]?\s*)+", re.I
+)
 
 
 def _inline_text(token: Token) -> str:
@@ -90,7 +95,7 @@ def _blocks(body: str) -> tuple[tuple[str | None, str, bool], ...]:
             text = _inline_text(token)
             if in_heading:
                 heading = text.lower().strip(" :#*")
-            elif text:
+            elif text := _ISSUE_LINKS.sub("", text):
                 found.append((heading, text, depth > 0))
     return tuple(found)
 
@@ -204,7 +209,9 @@ _NOT_A_REASON = re.compile(
     # one that introduces what follows: "A common pattern from CI logs is the following"
     r"|\b(the\s+following|as\s+follows)\W*$"
     # a fragment with no subject: "Applied across all ~30 functions …", "Built in the …"
-    r"|^\s*(applied|built|done|used|based|verified|validated|added|moved)\s",
+    r"|^\s*(applied|built|verified|validated|added|moved)\s"
+    # an aside or a list's dash: "(because the batch …)", "— Unify and …"
+    r"|^\s*[(\[—–-]",
     re.I,
 )
 
