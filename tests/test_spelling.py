@@ -96,3 +96,27 @@ def test_a_sentence_opens_with_a_capital_unless_the_project_keeps_its_name_in_lo
     lower = [change(1, "Add a retry option to the client", "widgetry now retries."), silent[1]]
     story = compose(lower, config=WireConfig(), window=window)
     assert story.body[0].text.startswith("widgetry fixes"), story.body[0].text
+
+
+def test_a_package_that_is_the_subject_is_spelled_as_the_prose_spells_it() -> None:
+    def at(n: int, title: str, path: str, body: str = "") -> Activity:
+        return Activity(
+            repo="acme/gauge",
+            sha=f"{n:040x}",
+            number=n,
+            title=title,
+            body=body,
+            landed_at=START + timedelta(hours=n),
+            files=(FileChange(path=path, additions=40, deletions=2),),
+        )
+
+    activity = [
+        at(1, "tsdb: fix a panic when the log is empty", "tsdb/wal.go", "The TSDB head panicked."),
+        at(2, "mixin: add a latency panel", "mixin/dash.go", "The mixin gains a panel."),
+        at(3, "Add a retry option to the client", "client/retry.go"),
+        at(4, "Fix crash on exit", "client/exit.go"),
+    ]
+    window = Window(since=START, until=START + timedelta(days=7))
+    body = " ".join(s.text for s in compose(activity, config=WireConfig(), window=window).body)
+    assert "TSDB fixes a panic" in body and "tsdb fixes" not in body, body
+    assert "Separately, mixin adds a latency panel" in body, body  # written in lower case: kept

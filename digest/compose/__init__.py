@@ -25,12 +25,13 @@ from digest.compose.citations import MARKER, Draft, cite, number_references
 from digest.compose.headline import draft_no_news, news, write_headline, write_lede
 from digest.compose.layout import write_day_body, write_sections
 from digest.config import WireConfig, topic_key
+from digest.english.words import parts_of_speech
 from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
 from digest.rank import rank
 from digest.reading.classify import Reading, classify
 from digest.reading.event import Event
-from digest.reading.spelling import opens_with_capital, with_own_spellings
+from digest.reading.spelling import opens_with_capital, prose_spelling, with_own_spellings
 from digest.select import ProjectPick, folds_trivia, group_units
 
 __all__ = ["cite", "compose", "draft_story", "filter_topic"]
@@ -92,6 +93,7 @@ def compose(
             )
         ],
     )
+    draft = respell_subjects(draft, [a for a in activities if a.repo in repo_names], config)
     story = number_references(
         draft, activities=in_window, window=window, repos=repo_names, topic=topic
     )
@@ -113,6 +115,37 @@ def capitalize_openings(draft: Draft, names: Iterable[str]) -> Draft:
         return opening.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], text)
 
     return replace(draft, lede=capitalize(draft.lede), body=tuple(map(capitalize, draft.body)))
+
+
+# A sentence's subject in lower case, at its start or after its opening connective: "tsdb
+# fixes …", "In addition, promql adds …".
+_LOWER_SUBJECT = re.compile(
+    r"(?:^|(?<=[.!?] ))(?:(?P<link>[A-Z][a-z]+(?: [a-z]+){0,3}), )?(?P<word>[a-z][a-z0-9_-]*)(?= )"
+)
+
+
+def respell_subjects(draft: Draft, activities: list[Activity], config: WireConfig) -> Draft:
+    """`draft` with each subject that is a package or area in lower case ("tsdb fixes …")
+    spelled as the activities' prose spells it ("TSDB fixes …", `prose_spelling`); a word
+    of English or a project's name stays as it is."""
+    names = {p.name.lower() for p in config.projects} | {a.repo.split("/")[1] for a in activities}
+    spellings: dict[str, str | None] = {}
+
+    def spelled(match: re.Match[str]) -> str:
+        word = match["word"]
+        if word in names or parts_of_speech(word):
+            return match[0]
+        if word not in spellings:
+            spellings[word] = prose_spelling(word, activities)
+        better = spellings[word]
+        return (
+            match[0] if better is None else match[0][: match.start("word") - match.start()] + better
+        )
+
+    def respell(text: str) -> str:
+        return _LOWER_SUBJECT.sub(spelled, text)
+
+    return replace(draft, lede=respell(draft.lede), body=tuple(map(respell, draft.body)))
 
 
 def filter_topic(events: list[Event], topic: str | None, config: WireConfig) -> list[Event]:

@@ -52,6 +52,17 @@ def own_spelling(name: str, activities: Iterable[Activity]) -> str | None:
     return spelling
 
 
+def prose_spelling(word: str, activities: Iterable[Activity]) -> str | None:
+    """How the activities' prose spells `word`, a package or area in lower case ("tsdb",
+    "promql"), when it writes it otherwise at least as often as in lower case: "TSDB",
+    "PromQL"; else None. An acronym counts here, unlike for a project's name."""
+    uses = _prose_uses(word, activities)
+    spelled = Counter({s: n for s, n in uses.items() if s != s.lower()})
+    if not spelled or spelled.total() < uses[word.lower()]:
+        return None
+    return spelled.most_common(1)[0][0]
+
+
 def opens_with_capital(name: str, activities: Iterable[Activity]) -> bool:
     """True when a sentence should open with `name` capitalized ("Prometheus fixes …"): the
     name is in lower case and the activities' prose never writes it so, which a project
