@@ -27,6 +27,16 @@ from tests.digest_data import ACTIVITY
             "factors out configured package index precedence",
         ),
         ("Use Y's flag in Z", "uses Y's flag in Z"),
+        # a phrasal verb after "and" is conjugated; a compound noun is not
+        (
+            "Speed up the parser and cleanup the lexer",
+            "speeds up the parser and cleans up the lexer",
+        ),
+        (
+            "Upgrade tool to 1.2 and lock down token access",
+            "upgrades tool to 1.2 and locks down token access",
+        ),
+        ("Improve speed and cleanup logic", "improves speed and cleanup logic"),
         # a list joined by commas alone gets its "and"; two lists ("A, B, to C, D") do not
         (
             "Fix cache prefix, stale index, memory cap",

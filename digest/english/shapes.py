@@ -297,6 +297,17 @@ def coordinated(words: list[str]) -> str:
             # "and fixed X", ", replace with Y" say "and fixes", "and fixes", ", replaces with".
             out[at] = out[at].replace(word, third_person(verb_lemma(word) or word), 1)
             continue
+        if joiner == "and" and word.islower() and following not in PREPOSITIONS | CONJUNCTIONS:
+            # A phrasal verb after "and": "and lock down X", "and cleanup the Y" say "and
+            # locks down X", "and cleans up the Y"; its particle, or the object that follows
+            # it, tells it from a noun ("and cleanup logic").
+            compound = split_compound_verb(word)
+            if compound is not None and (following in DETERMINERS or is_identifier(out[at + 1])):
+                out[at] = out[at].replace(word, f"{third_person(compound[0])} {compound[1]}", 1)
+                continue
+            if following in PARTICLES and is_base_verb(word) and len(out) > at + 2:
+                out[at] = out[at].replace(word, third_person(word), 1)
+                continue
         if word in _SIGNAL_VERBS and following in ("on", "about", "when", "if", "for"):
             # "detect and warn on X": a verb no noun reads as, with its preposition
             out[at] = out[at].replace(word, third_person(word), 1)
