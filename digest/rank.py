@@ -27,6 +27,11 @@ from digest.reading.why import says_why
 _CAPABILITY = re.compile(r"\bsupport(s|ed|ing)?\b", re.I)
 # Verbs of an implementation choice: "Use the standard library's LazyLock", "Switch to X".
 _IMPLEMENTATION_VERBS = frozenset({"use", "switch", "replace", "migrate", "port", "inline"})
+_PARTIAL = re.compile(
+    r"\binitial\s+(code|scaffolding|plumbing)\b|\bgroundwork\b|\bscaffold\w*"
+    r"|\b(prep|preparation)\s+for\b|\bin\s+preparation\b|\bWIP\b",
+    re.I,
+)
 _TRIVIAL = re.compile(r"\b(lint\w*|format\w*|typos?|codemod|spelling|whitespace)\b", re.I)
 
 
@@ -57,6 +62,10 @@ class Weights:
     # what users call.
     build_only: float = -2.0
     trivial: float = -2.0
+    # A step of work still under way ("initial code and benchmarks", "groundwork for X"):
+    # the news is the whole, when it lands. (A first part that lands a feature, "Add MLX
+    # delegate (part 1)", is news.)
+    partial: float = -2.0
     # A routine dependency update ranks below real work; a major or security update of
     # what the project ships is news of its own and keeps its score.
     routine_bump: float = -3.0
@@ -141,6 +150,8 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
         score += weights.build_only
     if _TRIVIAL.search(event.subject) or event.kind == "chore":
         score += weights.trivial
+    if _PARTIAL.search(activity.title):
+        score += weights.partial
     if event.bump is not None and not event.bump.stands_alone:
         score += weights.routine_bump
     if event.title_kind == "feat":

@@ -353,6 +353,27 @@ def test_routine_bumps_rank_below_real_work() -> None:
 
 
 @pytest.mark.parametrize(
+    "partial",
+    [
+        "core: streaming cache: initial code and benchmarks",
+        "Groundwork for the streaming cache",
+        "Scaffolding for the streaming cache",
+        "Prep for the streaming cache",
+    ],
+)
+def test_a_step_of_work_under_way_ranks_below_the_finished_work_beside_it(partial: str) -> None:
+    from digest.rank import rank
+
+    step = classify_one(change(partial, "src/w/cache.py", repo="acme/widgets"), WIDGETS)
+    whole = classify_one(
+        change("Add a timeout to the streaming reader", "src/w/reader.py", repo="acme/widgets"),
+        WIDGETS,
+    )
+    order = [e.activity.title for e, _ in rank([step, whole])]
+    assert order == [whole.activity.title, partial], order
+
+
+@pytest.mark.parametrize(
     ("title", "new"),
     [
         ("Add int4 support for XNNPACK linear", True),
