@@ -706,6 +706,16 @@ def test_the_projects_own_package_is_named_among_releases_whose_versions_nothing
     assert "new releases of astro, cloudflare and react" in text, text
     # two release commits, each publishing astro and one integration: four releases
     assert "four releases in all" in text, text
+    # The project's own package comes first, however the releases fall.
+    told = story(
+        [
+            change("withastro/astro", "[ci] release (#14000)", *notes("cloudflare")[2:], n=1),
+            change("withastro/astro", "[ci] release (#14001)", *notes("react"), n=2),
+        ],
+        days=7,
+    )
+    body = " ".join(s.text for s in told.body)
+    assert "new releases of astro, cloudflare and react" in body, body
 
 
 def test_a_release_sentence_cites_the_unversioned_release_that_ships_its_security_fix() -> None:

@@ -84,8 +84,12 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
             name = package if package is not None else unit.lead.project.name
             if _versionless(name) not in packages:
                 packages.append(_versionless(name))
-    if packages == [_versionless(unit.lead.project.name)]:
+    mine = _versionless(unit.lead.project.name)
+    if packages == [mine]:
         packages = []  # alone, it is "a release" of the project
+    elif mine in packages:
+        # The project's own first, as the lede tells it: "of Astro, astro-prism, …"
+        packages = [mine, *(p for p in packages if p != mine)]
     own = sorted(own, key=_order)
     if len(_every(unit).get(None, ())) > len(own) == 2:
         own = [f"{own[0]} to {own[1]}"]
