@@ -556,3 +556,34 @@ def test_a_project_that_fixes_its_own_inability_now_does_the_thing() -> None:
     told = " ".join(s.text for s in compose(changes, config=WireConfig(), window=window).body)
     assert "now handles nested snippet props [" in told, told
     assert "being unable" not in told, told
+
+
+@pytest.mark.parametrize(
+    ("title", "told"),
+    [
+        # a thing, not an action: backed out in our words
+        ("Revert widget detection that caused build regression", "backs out widget detection"),
+        ('Revert "the streaming cache"', "backs out the streaming cache"),
+        # a statement, or an action, stays quoted
+        ('Revert "fix: parser is broken"', "backs out “parser is broken”"),
+        ('Revert "Add a retry option to the client"', "backs out “Add a retry option"),
+    ],
+)
+def test_a_revert_of_a_thing_is_told_in_our_words_and_of_a_statement_quoted(
+    title: str, told: str
+) -> None:
+    start = datetime(2026, 5, 4, tzinfo=UTC)
+    changes = [
+        Activity(
+            repo="acme/widgetry",
+            sha=f"{n:040x}",
+            number=n,
+            title=text,
+            landed_at=start + timedelta(hours=n),
+            files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
+        )
+        for n, text in ((1, title), (2, "Fix crash on exit when the cache is missing"))
+    ]
+    window = Window(since=start, until=start + timedelta(days=1))
+    body = " ".join(s.text for s in compose(changes, config=WireConfig(), window=window).body)
+    assert told in body, body

@@ -413,3 +413,47 @@ def test_a_folder_of_tests_is_no_collection_a_change_belongs_to() -> None:
     assert collection_of("manifest", classify_one(tested, users)) is None
     shipped = change("Fix asset paths", "packages/integrations/netlify/src/a.ts")
     assert collection_of("netlify", classify_one(shipped, users)) == "integration"
+
+
+def test_a_change_across_the_monorepos_packages_is_the_projects_not_one_packages() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from digest.compose import compose
+    from digest.config import WireConfig
+    from digest.model import Activity, FileChange, Window
+
+    start = datetime(2026, 5, 4, tzinfo=UTC)
+
+    def at(n: int, title: str, *paths: str) -> Activity:
+        return Activity(
+            repo="acme/widgetry",
+            sha=f"{n:040x}",
+            number=n,
+            title=title,
+            body="Fixes GHSA-4w7w-66w2-5vf9 in the bundler.",
+            landed_at=start + timedelta(hours=n),
+            files=tuple(FileChange(path=p, additions=80 if "/db/" in p else 20) for p in paths),
+        )
+
+    others = [
+        at(2, "Fix crash on exit when the cache is missing", "packages/core/src/a.ts"),
+        at(3, "Add a retry option to the client", "packages/core/src/b.ts"),
+    ]
+    window = Window(since=start, until=start + timedelta(days=1))
+    spread = at(
+        1,
+        "Bump the bundler to its latest patch version",
+        "packages/db/package.json",
+        "packages/core/package.json",
+        "packages/integrations/react/package.json",
+    )
+    body = " ".join(
+        s.text for s in compose([spread, *others], config=WireConfig(), window=window).body
+    )
+    assert body.startswith("Widgetry bumps the bundler"), body
+    assert "db" not in body, body
+    one = at(1, "Bump the bundler to its latest patch version", "packages/db/package.json")
+    body = " ".join(
+        s.text for s in compose([one, *others], config=WireConfig(), window=window).body
+    )
+    assert "db package bumps the bundler" in body, body

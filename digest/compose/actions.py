@@ -24,6 +24,7 @@ from digest.compose.phrases import (
     place,
     project_name,
     quoted_title,
+    spans_packages,
     topic_of,
 )
 from digest.compose.release import breaking_note, versions
@@ -107,6 +108,8 @@ def _package_of(units: list[Unit], *, name: str) -> str | None:
     ("astro's db package", "astro's node integration"), or None: a fix in one package
     ships in that package's release, and upgrading the project does nothing for it."""
     events = [u.lead for u in units]
+    if any(spans_packages(e) for e in events):
+        return None  # a bump across the monorepo ships with the project's own release
     topics = {topic_of(e) for e in events}
     if len(topics) != 1 or (topic := topics.pop()) is None:
         return None

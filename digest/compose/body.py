@@ -26,6 +26,7 @@ from digest.compose.phrases import (
     is_package,
     names_a_place,
     quoted_title,
+    spans_packages,
 )
 from digest.compose.release import cited_releases, highlight_clause, release_predicate
 from digest.compose.slots import related_clause, unit_slots
@@ -209,7 +210,9 @@ def unit_sentence(
     predicate = event_predicate(event, max_words=max_words)
     # No place for internal work: its folder (a test app, an example) is none a reader
     # follows; nor is a crate's or package's folder ("in polars-core", "in ruff_dev").
-    area = None if event.internal else area_of(event)
+    # Nor a package's, when the change spans the monorepo ("bumps vite in db" of a bump of
+    # every package).
+    area = None if event.internal or spans_packages(event) else area_of(event)
     subject = name
     if area and _PACKAGE_NAME.fullmatch(area):
         # A crate's or package's name is the subject when it says more than the section

@@ -15,7 +15,7 @@ from digest.english.case import acronym_case
 from digest.english.clauses import clause, nominalize, shorten
 from digest.english.clean import is_clean, tidy
 from digest.english.shapes import split_verb, third_person
-from digest.english.words import verb_lemma
+from digest.english.words import parts_of_speech, verb_form, verb_lemma
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
 from digest.reading.title_tags import reads_as_word
@@ -97,6 +97,11 @@ def event_predicate(
             return f"backs out {nominal}"
         if nominal:
             return f"backs out {nominal}, undoing {quoted_title(event, max_words=max_words)}"
+        if named := _named_thing(clean_fragment(event.obj)):
+            # A title that names a thing, not an action ("isNode detection that caused a
+            # build regression"), is backed out in our words: quoted, in a headline's
+            # capitals, it read as the loss of a feature.
+            return f"backs out {named}"
         return f"backs out {quoted_title(event, max_words=max_words)}"
     obj = _object(event, max_words=max_words)
     if event.kind == "reland" and split_verb(obj)[0] is not None:
@@ -122,6 +127,28 @@ def event_predicate(
     # "uses radixsort also for descending sorts": our own "also" may open the sentence
     predicate = _INNER_ALSO.sub("", predicate)
     return predicate + _where_it_lives(event, predicate)
+
+
+def _named_thing(obj: str) -> str | None:
+    """`obj` as the object of "backs out" when it is a short noun phrase, no action: no
+    verb opens it, nothing in it needs quoting; else None."""
+    words = obj.split()
+    if not 1 <= len(words) <= 8 or split_verb(obj)[0] is not None or verb_form(words[0]):
+        return None
+    # A verb of its own makes it a statement ("parser is broken"), unless a relative
+    # pronoun opens its clause ("detection that caused …").
+    if any(
+        verb_form(w) in ("VBZ", "VBD")
+        and "NOUN" not in parts_of_speech(w)  # "cache keys": a plural
+        and words[i - 1].lower() not in ("that", "which")
+        for i, w in enumerate(words[1:], 1)
+        if w.islower()
+    ):
+        return None
+    predicate = f"backs out {obj}"
+    if not is_clean(predicate) or re.search(r"[\"“”'():]", obj):
+        return None
+    return with_article(predicate).removeprefix("backs out ")
 
 
 def _own_inability(predicate: str, event: Event) -> str:
@@ -237,6 +264,25 @@ def _collections(path: str, key: str) -> list[str]:
         for parent, part in pairwise(parts)
         if topic_key(part) == key and len(parent) > 3 and parent.endswith("s") and parent.isalpha()
     ]
+
+
+# A change to this many packages of a monorepo is the project's, not one package's.
+SPREAD_PACKAGES = 3
+
+
+def spans_packages(event: Event) -> bool:
+    """True when the change touches `SPREAD_PACKAGES` or more packages, each a folder in a
+    collection named in the plural ("packages/db/", "packages/integrations/react/"): a
+    monorepo-wide dependency bump is no news of whichever package it touched most."""
+    found = set()
+    for f in event.activity.files:
+        parts = f.path.split("/")[:-1]
+        for at in range(len(parts) - 1):
+            plural = len(parts[at]) > 3 and parts[at].endswith("s") and parts[at].isalpha()
+            if plural and not parts[at + 1].endswith("s"):
+                found.add("/".join(parts[: at + 2]))
+                break
+    return len(found) >= SPREAD_PACKAGES
 
 
 def collection_of(area: str, event: Event) -> str | None:
