@@ -30,6 +30,13 @@ def _lexicon() -> None:
         ("fixes missing `max_length` check on lazy", "fixes a missing `max_length` check on lazy"),
         ("adds `AliasGenerator` hook", "adds an `AliasGenerator` hook"),
         ("adds SDK wrapper for Rust", "adds an SDK wrapper for Rust"),
+        # nouns of code the lexicon lacks, and "uses", which acts on what exists
+        ("adds search API endpoint", "adds a search API endpoint"),
+        ("adds tokenizer for the chat model", "adds a tokenizer for the chat model"),
+        (
+            "uses retry interval for throttling updates",
+            "uses the retry interval for throttling updates",
+        ),
         ("adds RISC-V smoke test on QEMU", "adds a RISC-V smoke test on QEMU"),
         ("adds us-east-1 cluster", "adds a us-east-1 cluster"),
         ("adds unit test for Y", "adds a unit test for Y"),

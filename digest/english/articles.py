@@ -48,7 +48,7 @@ EXISTING_VERBS = words(
     "restores replaces simplifies refactors reworks rewrites splits extends updates "
     "documents hides improves clarifies corrects adjusts tweaks unifies relaxes tightens "
     "reorganizes restructures stabilizes settles truncates changes resets reorders shortens "
-    "trims preserves respects honors honours reuses restricts limits caps"
+    "trims preserves respects honors honours reuses restricts limits caps uses"
 )
 # Verbs that keep a fault from happening: "prevents a deadlock", "avoids a crash".
 PREVENTING_VERBS = words("prevents avoids resolves addresses")
@@ -68,6 +68,8 @@ _NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | words("usi
 # Words of code the lexicon does not know, singular nouns with a plural all the same.
 _CODE_NOUNS = words(
     "changelog workaround docstring linter lockfile workflow runner decorator codepath subcommand"
+    " endpoint plugin callback timestamp dropdown tooltip allocator tokenizer serializer dataset"
+    " changeset"
 )
 # Nouns in -ing that are things, not gerunds: "a docstring", "the format string".
 _ING_NOUNS = words("string docstring substring thing ring")
