@@ -788,6 +788,11 @@ def test_a_security_fix_committed_twice_is_one_fix() -> None:
     told = story([*twice, change(VITE, "fix: keep the HMR port", "packages/vite/src/b.ts", n=2)])
     [item] = [i for i in told.action_items if "security fix" in i.text]
     assert "this security fix" in item.text and "two security fixes" not in item.text, item.text
+    # … and a release that ships it ships one
+    release = change(VITE, "release: v8.0.16", "packages/vite/package.json", n=4)
+    told = story([*twice, release])
+    text = " ".join([told.headline, told.lede, *(s.text for s in told.body)])
+    assert "with a security fix" in text and "two security fixes" not in text.lower(), text
 
 
 def test_a_security_fix_in_one_package_asks_for_that_packages_release() -> None:

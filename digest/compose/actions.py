@@ -27,13 +27,12 @@ from digest.compose.phrases import (
     spans_packages,
     topic_of,
 )
-from digest.compose.release import breaking_note, versions
+from digest.compose.release import breaking_note, fix_key, versions
 from digest.config import WireConfig, topic_key
 from digest.english.clauses import nominalize
 from digest.english.numbers import count_word
 from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
-from digest.reading.audience import is_fork_merge
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event
 from digest.reading.why import quotation
@@ -118,14 +117,6 @@ def _package_of(units: list[Unit], *, name: str) -> str | None:
     return f"{name}'s {topic} package" if all(is_package(topic, e) for e in events) else None
 
 
-def _fix_key(event: Event) -> str:
-    """One security fix however often it landed: a fix committed to a release branch and
-    again to the default branch keeps its title ("fix stored XSS …" twice is one fix)."""
-    if is_fork_merge(event.activity.title):
-        return event.activity.sha  # every advisory merged from a fork has that title
-    return re.sub(r"\s*\(#\d+\)$", "", event.activity.title.strip()).lower()
-
-
 def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
     """ "Upgrade svelte to 5.55.7 or later: it ships four security fixes, among them one
     that prevents XSS on `hydratable` from user contents [1][2][3]", [immediate]. With no
@@ -136,14 +127,14 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     # Every security fix of the project counts, folded into a unit or left unnamed.
     everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
     fixes = [e for e in (*everything, *pick.rest) if e.security and e.release is None]
-    count = len({_fix_key(e) for e in fixes}) or len(units)
+    count = len({fix_key(e) for e in fixes}) or len(units)
     carried: list[Event] = []
     if latest is not None:
         # "it ships five security fixes" counts, names and cites what the releases ship: a
         # fix that landed after the last cut is in no release yet.
         carried = [e for u in pick.units for e in u.carried if e.security]
         shipped = {e.activity.sha for e in carried}
-        count = len({_fix_key(e) for e in carried}) or count
+        count = len({fix_key(e) for e in carried}) or count
         units = [u for u in units if u.lead.activity.sha in shipped] or units
     these = "this security fix" if count == 1 else "these security fixes"
     watched = _watched(latest, pick)
@@ -171,7 +162,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     # Each fix the count counts is cited, as far as citations go: "three security fixes
     # [2][3]" left a reader looking for the third.
     counted = carried if latest is not None else fixes
-    cited = list({_fix_key(e): e for e in [*(u.lead for u in units), *counted]}.values())
+    cited = list({fix_key(e): e for e in [*(u.lead for u in units), *counted]}.values())
     text = f"{action}: {what} {cite(*(e.activity for e in cited[:MAX_CITATIONS]))}"
     return text, "monitor" if watched else "immediate"
 

@@ -18,6 +18,7 @@ from digest.compose.citations import cite
 from digest.compose.phrases import event_predicate
 from digest.compose.slots import related_clause, unit_slots
 from digest.english.numbers import count_word, join_words
+from digest.reading.audience import is_fork_merge
 from digest.reading.event import Event
 from digest.reading.releases import product_of
 from digest.select import Unit, same_change
@@ -247,12 +248,21 @@ def _breaking(unit: Unit) -> tuple[int, int]:
     return sum(e.breaking and not e.security for e in carried), stated
 
 
+def fix_key(event: Event) -> str:
+    """One security fix however often it landed: a fix committed to a release branch and
+    again to the default branch keeps its title ("fix stored XSS …" twice is one fix)."""
+    if is_fork_merge(event.activity.title):
+        return event.activity.sha  # every advisory merged from a fork has that title
+    return re.sub(r"\s*\(#\d+\)$", "", event.activity.title.strip()).lower()
+
+
 def carrying(unit: Unit) -> str:
     """ "with four security fixes", "with a breaking change", "with six breaking changes"
     (as many as the releases' notes list, when they list more than the window shows), or
     ""."""
     carried = list({e.activity.sha: e for e in unit.carried}.values())
-    security = sum(e.security for e in carried)
+    # a fix committed to a release branch and again to the default branch is one fix
+    security = len({fix_key(e) for e in carried if e.security})
     breaking = max(_breaking(unit))
     parts = []
     if security:
