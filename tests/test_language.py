@@ -27,6 +27,10 @@ from tests.digest_data import ACTIVITY
             "factors out configured package index precedence",
         ),
         ("Use Y's flag in Z", "uses Y's flag in Z"),
+        # a noun's "of" left after a verb goes; a verb that takes "of" keeps it
+        ("Clarification of error messages", "clarifies error messages"),
+        ("Simplify of the parser setup", "simplifies the parser setup"),
+        ("Dispose of stale handles", "disposes of stale handles"),
         # a phrasal verb after "and" is conjugated; a compound noun is not
         (
             "Speed up the parser and cleanup the lexer",

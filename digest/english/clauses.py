@@ -121,6 +121,7 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if past and (own := own_subject(words, guess_verb=False)):
         return own
     if verb:
+        words = _without_stray_of(verb, words)
         if verb in ("make", "let", "help"):
             words = _bare_infinitive(words)
         maturity = len(words) > 1 and words[-1].lower() in _MATURITY
@@ -142,7 +143,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
         found = None  # "Fast path for X" is no "fasts path": a noun phrase (english.clean)
     if found is not None:
         lead = " ".join(w.lower() for w in words[:adverbs])
-        return join(lead, third_person(found.lemma), coordinated(words[found.end :]))
+        rest = _without_stray_of(found.lemma, words[found.end :])
+        return join(lead, third_person(found.lemma), coordinated(rest))
     # A fix's title names the bug: "fix: lazy props reactivity" is no "makes lazy prop
     # reactivity", while "errors should be kept" still makes errors be kept.
     if own := own_subject(words, guess_verb=kind != "fix"):
@@ -151,6 +153,19 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if nominalization and not is_identifier(words[0]) and (base := derived_verb(words[0])):
         return join(third_person_of(base), " ".join(words[2:]))
     return noun_phrase(coordinated(words).split(" "), kind)
+
+
+# Verbs "of" may follow: "dispose of X", "warn of Y".
+_VERBS_OF = frozenset(
+    {"think", "consist", "dispose", "approve", "warn", "know", "speak", "hear", "complain"}
+)
+
+
+def _without_stray_of(lemma: str, words: list[str]) -> list[str]:
+    """The object of `lemma` without the "of" a noun left behind ("Simplify of calling
+    functions" simplifies calling functions), unless the verb takes one ("dispose of")."""
+    stray = words and words[0].lower() == "of" and lemma not in _VERBS_OF
+    return words[1:] if stray else words
 
 
 _MATURITY = frozenset({"stable", "beta", "ga", "experimental", "default"})

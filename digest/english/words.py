@@ -274,6 +274,7 @@ def derived_verb(noun: str) -> str | None:
     """The verb a nominalization comes from: "Addition" → "add", "Removal" → "remove"."""
     lowered = bare(noun).lower()
     for suffix, ending in (
+        ("ification", "ify"),  # "Simplification" → "simplify"
         ("ition", ""),
         ("ation", "e"),
         ("ation", ""),
