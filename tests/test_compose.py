@@ -534,6 +534,8 @@ def test_a_revert_whose_title_names_only_a_pull_request_is_not_quoted_as_a_title
     told = " ".join(s.text for s in story.body)
     assert "backs out an earlier change (#16708) [1]" in told, told
     assert "“" not in told and "PR 16708" not in story.headline, story.headline
+    items = " ".join(i.text for i in story.action_items)
+    assert "an earlier change (#16708) was backed out" in items, items
 
 
 def test_a_project_that_fixes_its_own_inability_now_does_the_thing() -> None:

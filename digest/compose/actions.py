@@ -29,7 +29,6 @@ from digest.compose.phrases import (
 )
 from digest.compose.release import breaking_note, fix_key, versions
 from digest.config import WireConfig, topic_key
-from digest.english.clauses import nominalize
 from digest.english.numbers import count_word
 from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
@@ -191,10 +190,12 @@ def breaking_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
 def _undone(unit: Unit) -> str:
     """What a revert or reland is about, as a noun phrase or a quoted title."""
     event = unit.lead
-    if event.kind == "revert":
-        nominal = nominalize(clean_fragment(event.obj))
-        if nominal:
-            return nominal
+    if event.kind == "revert" and not event.relanded:
+        # as the story's sentence names it: "XNNPACK serialization", "an earlier change
+        # (#16708)", never a quoted "“PR 16708”"
+        told = event_predicate(event, max_words=8, headline=True)
+        if told.startswith("backs out "):
+            return told.removeprefix("backs out ")
     return quoted_title(event, max_words=8)
 
 
