@@ -132,6 +132,9 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "resetCounters used clear() to recycle maps, so the loop failed on the next pass.",
         "Summary: `cache_store::evict` fails when the entry's refcount falls to zero early.",
         "`a.b` and `c.d` now call `e()`, `f()` and `g()` to avoid a crash on reload.",
+        # a regression guard, a definition of a piece of code
+        "The first case is a regression guard for the crash fixed in this change for users.",
+        "`collect_hooks` is the function which discovers fixtures and fails for users.",
     ],
 )
 def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:

@@ -196,6 +196,10 @@ _NOT_A_REASON = re.compile(
     # what the change's tests or reproduction show, not what users get: "This makes the
     # test intent misleading", "In the reproduction this happens because …"
     r"|\b(tests?|tested|testing|reproduction|repro)\b|\bpass(es)?\s+(the\s+)?(\w+\s+){0,3}suite\b"
+    r"|\bregression\s+guard\b"
+    # what a piece of code is, not why it changed: "`parsefactories` is the function which …"
+    r"|^\W*\S+\W*\s+is\s+(the|a|an)\s+(\w+\s+)?(function|method|class|module|helper|hook|macro"
+    r"|file|type|struct|variable|field|parameter)\s+(which|that|used)\b"
     # what another pull request or issue does: "PR #3300 drafts the idea of …"
     r"|^\s*(pr|pull\s+request|issue)?\s*#\d+\b"
     # a sentence that leans on the one before it, quoted alone: "As a result production
