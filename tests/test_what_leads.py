@@ -313,6 +313,9 @@ def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
     story = story_of(docs, refactor, garbled)
     assert "lands one more change" in " ".join(s.text for s in story.body)
     assert "only internal work" not in story.lede, story.lede
+    # after one named change, no "Beyond these": "It also lands one more change."
+    body = " ".join(s.text for s in story_of(docs, garbled).body)
+    assert "It also lands one more change." in body and "these" not in body, body
 
 
 def test_a_quiet_window_of_internal_work_says_so_too() -> None:
