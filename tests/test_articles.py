@@ -30,6 +30,11 @@ def _lexicon() -> None:
         ("fixes missing `max_length` check on lazy", "fixes a missing `max_length` check on lazy"),
         ("adds `AliasGenerator` hook", "adds an `AliasGenerator` hook"),
         ("adds SDK wrapper for Rust", "adds an SDK wrapper for Rust"),
+        # a modifier in -ing is no head; a verb that shows what exists takes "the"
+        ("adds caching layer for reads", "adds a caching layer for reads"),
+        ("shows copy button only on hover", "shows the copy button only on hover"),
+        ("renders delete form if enabled", "renders the delete form if enabled"),
+        ("shows warning when the cache is cold", "shows a warning when the cache is cold"),
         # nouns of code the lexicon lacks, and "uses", which acts on what exists
         ("adds search API endpoint", "adds a search API endpoint"),
         ("adds tokenizer for the chat model", "adds a tokenizer for the chat model"),

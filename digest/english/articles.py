@@ -29,6 +29,7 @@ from digest.english.nouns import (
     PROBLEM_NOUNS,
 )
 from digest.english.words import (
+    ADVERBS,
     CONJUNCTIONS,
     DETERMINERS,
     IDENTIFIER_CHARS,
@@ -48,7 +49,7 @@ EXISTING_VERBS = words(
     "restores replaces simplifies refactors reworks rewrites splits extends updates "
     "documents hides improves clarifies corrects adjusts tweaks unifies relaxes tightens "
     "reorganizes restructures stabilizes settles truncates changes resets reorders shortens "
-    "trims preserves respects honors honours reuses restricts limits caps uses"
+    "trims preserves respects honors honours reuses restricts limits caps uses renders shows"
 )
 # Verbs that keep a fault from happening: "prevents a deadlock", "avoids a crash".
 PREVENTING_VERBS = words("prevents avoids resolves addresses")
@@ -64,7 +65,7 @@ _SIGNALS = words("error warning exception message")
 _FAULT_HEADS = PROBLEM_NOUNS | words("panic")
 # Problems named as an amount, never "a flakiness".
 _UNCOUNTED_PROBLEMS = words("flakiness breakage")
-_NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | words("using due")
+_NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | ADVERBS | words("using due")
 # Words of code the lexicon does not know, singular nouns with a plural all the same.
 _CODE_NOUNS = words(
     "changelog workaround docstring linter lockfile workflow runner decorator codepath subcommand"
@@ -91,6 +92,8 @@ def with_article(predicate: str) -> str:
     if head is None:
         return predicate
     on_what_exists = verb in EXISTING_VERBS or verb == "fixes"
+    if verb in _SIGNALLING_VERBS and head in _SIGNALS:
+        on_what_exists = False  # "shows a warning", not "shows the warning"
     if head in DEFINITE_HEADS or (on_what_exists and not _names_fault(object_words)):
         article = "the"
     else:
@@ -111,7 +114,7 @@ def _head(verb: str, object_words: list[str]) -> str | None:
     if verb in PREVENTING_VERBS:
         if not _names_fault(object_words):
             return None
-    elif verb in _SIGNALLING_VERBS:
+    elif verb in _SIGNALLING_VERBS and verb not in EXISTING_VERBS:
         if bare(_before_joiner(object_words)).lower() not in _SIGNALS:
             return None  # "raises an error when …", "emits a warning on …"
     elif verb not in MAKING_VERBS | EXISTING_VERBS and verb != "fixes":
@@ -123,12 +126,17 @@ def _head(verb: str, object_words: list[str]) -> str | None:
         lowered = bare(word).lower()
         if lowered in _NOT_HEAD or word.startswith(("(", "[")):
             break
-        if phrase and lowered.endswith("ing") and lowered not in _ING_NOUNS:
-            # a participle or a gerund head: unsure
-            return None
         phrase.append(word)
         if word.endswith((",", ";", ":")):
             break
+    # A modifier in -ing stands right before the head ("a subsequence matching
+    # implementation"); elsewhere it is a participle ("modules requiring x argument") and
+    # the head is unsure.
+    for at, word in enumerate(phrase[1:-1], 1):
+        lowered = bare(word).lower()
+        participle = at != len(phrase) - 2 or bare(phrase[at - 1]).lower().endswith("s")
+        if lowered.endswith("ing") and lowered not in _ING_NOUNS and participle:
+            return None
     if len(phrase) > 1 and bare(phrase[-1]).rstrip(",;:").isdigit():
         return None  # "case 2", "step 3": a numbered name, never "the case 2"
     if len(phrase) > 1 and IDENTIFIER_CHARS.search(phrase[-1]) and not phrase[-1].endswith(","):
