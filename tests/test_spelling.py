@@ -120,3 +120,11 @@ def test_a_package_that_is_the_subject_is_spelled_as_the_prose_spells_it() -> No
     body = " ".join(s.text for s in compose(activity, config=WireConfig(), window=window).body)
     assert "TSDB fixes a panic" in body and "tsdb fixes" not in body, body
     assert "Separately, mixin adds a latency panel" in body, body  # written in lower case: kept
+
+
+def test_a_spelling_with_inner_capitals_wins_over_a_plain_capital() -> None:
+    activity = [
+        change(1, "Document the cache", "Widgetry now caches results. Widgetry docs too."),
+        change(2, "Add a guide", "WidgetRy is a library."),
+    ]
+    assert own_spelling("widgetry", activity) == "WidgetRy"

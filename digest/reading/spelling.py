@@ -40,7 +40,10 @@ def own_spelling(name: str, activities: Iterable[Activity]) -> str | None:
     uses = _prose_uses(name, activities)
     capitalized = Counter({s: n for s, n in uses.items() if s != s.lower() and not s.isupper()})
     if capitalized and capitalized.total() >= uses[name.lower()]:
-        spelling = capitalized.most_common(1)[0][0]
+        # Capitals inside a name are meant ("NumPy"); one at its start may be a sentence's
+        # or a slip ("Numpy"): a spelling with inner capitals wins whenever it is used.
+        inner = Counter({s: n for s, n in capitalized.items() if any(c.isupper() for c in s[1:])})
+        spelling = (inner or capitalized).most_common(1)[0][0]
         return None if spelling == name else spelling
     ranked = uses.most_common(2)
     if not ranked:
