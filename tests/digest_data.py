@@ -80,3 +80,23 @@ def every_story() -> tuple[tuple[str, Story], ...]:
             label = f"{path.stem} {span.since:%Y-%m-%d}+{(span.until - span.since).days}d"
             stories.append((label, compose(activity, config=config, window=span)))
     return tuple(stories)
+
+
+def hourly_changes(*titles: str, repo: str = "acme/widgetry") -> list[Activity]:
+    """One change of `repo` for each of `titles`, an hour apart from 4 May 2026, each in a
+    file of its own: a day of activity a test tells a story of."""
+    from digest.model import FileChange
+
+    start = datetime(2026, 5, 4, tzinfo=UTC)
+    name = repo.split("/")[1]
+    return [
+        Activity(
+            repo=repo,
+            sha=f"{n:040x}",
+            number=n,
+            title=title,
+            landed_at=start + timedelta(hours=n),
+            files=(FileChange(path=f"src/{name}/m{n}.py", additions=20, deletions=2),),
+        )
+        for n, title in enumerate(titles, 1)
+    ]

@@ -30,6 +30,7 @@ from tests.digest_data import (
     days_and_weeks,
     example_config,
     executorch,
+    hourly_changes,
     window,
 )
 
@@ -510,27 +511,20 @@ def test_restructured_texts_code_reads_as_markdowns() -> None:
     )
 
 
+def _day_of(*titles: str) -> Story:
+    """The story of one day of acme/widgetry whose changes have `titles`, an hour apart."""
+    start = datetime(2026, 5, 4, tzinfo=UTC)
+    window = Window(since=start, until=start + timedelta(days=1))
+    return compose(hourly_changes(*titles), config=WireConfig(), window=window)
+
+
 @pytest.mark.parametrize(
     "title", ['Revert "PR 16708"', "Revert #16708", 'Revert "pull request 16708"']
 )
 def test_a_revert_whose_title_names_only_a_pull_request_is_not_quoted_as_a_title(
     title: str,
 ) -> None:
-    start = datetime(2026, 5, 4, tzinfo=UTC)
-    changes = [
-        Activity(
-            repo="acme/widgetry",
-            sha=f"{n:040x}",
-            number=n,
-            title=text,
-            landed_at=start + timedelta(hours=n),
-            files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
-        )
-        for n, text in ((1, title), (2, "Fix crash on exit when the cache is missing"))
-    ]
-    story = compose(
-        changes, config=WireConfig(), window=Window(since=start, until=start + timedelta(days=1))
-    )
+    story = _day_of(title, "Fix crash on exit when the cache is missing")
     told = " ".join(s.text for s in story.body)
     assert "backs out an earlier change (#16708) [1]" in told, told
     assert "“" not in told and "PR 16708" not in story.headline, story.headline
@@ -539,23 +533,10 @@ def test_a_revert_whose_title_names_only_a_pull_request_is_not_quoted_as_a_title
 
 
 def test_a_project_that_fixes_its_own_inability_now_does_the_thing() -> None:
-    start = datetime(2026, 5, 4, tzinfo=UTC)
-    changes = [
-        Activity(
-            repo="acme/widgetry",
-            sha=f"{n:040x}",
-            number=n,
-            title=text,
-            landed_at=start + timedelta(hours=n),
-            files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
-        )
-        for n, text in (
-            (1, "Widgetry unable to handle nested snippet props"),
-            (2, "Add a retry option to the client"),
-        )
-    ]
-    window = Window(since=start, until=start + timedelta(days=1))
-    told = " ".join(s.text for s in compose(changes, config=WireConfig(), window=window).body)
+    story = _day_of(
+        "Widgetry unable to handle nested snippet props", "Add a retry option to the client"
+    )
+    told = " ".join(s.text for s in story.body)
     assert "now handles nested snippet props [" in told, told
     assert "being unable" not in told, told
 
@@ -574,18 +555,6 @@ def test_a_project_that_fixes_its_own_inability_now_does_the_thing() -> None:
 def test_a_revert_of_a_thing_is_told_in_our_words_and_of_a_statement_quoted(
     title: str, told: str
 ) -> None:
-    start = datetime(2026, 5, 4, tzinfo=UTC)
-    changes = [
-        Activity(
-            repo="acme/widgetry",
-            sha=f"{n:040x}",
-            number=n,
-            title=text,
-            landed_at=start + timedelta(hours=n),
-            files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
-        )
-        for n, text in ((1, title), (2, "Fix crash on exit when the cache is missing"))
-    ]
-    window = Window(since=start, until=start + timedelta(days=1))
-    body = " ".join(s.text for s in compose(changes, config=WireConfig(), window=window).body)
+    story = _day_of(title, "Fix crash on exit when the cache is missing")
+    body = " ".join(s.text for s in story.body)
     assert told in body, body

@@ -3,31 +3,20 @@ lead's does not; else it is counted and cited ("…, with one related change [2]
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from digest.compose.phrases import event_predicate
 from digest.compose.slots import related_clause
 from digest.config import WireConfig
-from digest.model import Activity, FileChange
 from digest.reading.classify import classify
 from digest.reading.event import Event
+from tests.digest_data import hourly_changes
 
 START = datetime(2026, 5, 4, tzinfo=UTC)
 
 
 def _events(*titles: str) -> list[Event]:
-    changes = [
-        Activity(
-            repo="acme/widgetry",
-            sha=f"{n:040x}",
-            number=n,
-            title=title,
-            landed_at=START + timedelta(hours=n),
-            files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
-        )
-        for n, title in enumerate(titles, 1)
-    ]
-    return classify(changes, WireConfig())
+    return classify(hourly_changes(*titles), WireConfig())
 
 
 def test_a_related_change_that_would_repeat_the_lead_is_counted_not_told() -> None:

@@ -14,7 +14,7 @@ from tests.digest_data import ACTIVITY
 START = datetime(2026, 5, 4, tzinfo=UTC)
 
 
-def change(n: int, title: str, body: str = "") -> Activity:
+def change(n: int, title: str, body: str = "", *, path: str = "") -> Activity:
     return Activity(
         repo="acme/widgetry",
         sha=f"{n:040x}",
@@ -22,7 +22,7 @@ def change(n: int, title: str, body: str = "") -> Activity:
         title=title,
         body=body,
         landed_at=START + timedelta(hours=n),
-        files=(FileChange(path=f"src/widgetry/m{n}.py", additions=20, deletions=2),),
+        files=(FileChange(path=path or f"src/widgetry/m{n}.py", additions=20, deletions=2),),
     )
 
 
@@ -99,22 +99,16 @@ def test_a_sentence_opens_with_a_capital_unless_the_project_keeps_its_name_in_lo
 
 
 def test_a_package_that_is_the_subject_is_spelled_as_the_prose_spells_it() -> None:
-    def at(n: int, title: str, path: str, body: str = "") -> Activity:
-        return Activity(
-            repo="acme/gauge",
-            sha=f"{n:040x}",
-            number=n,
-            title=title,
-            body=body,
-            landed_at=START + timedelta(hours=n),
-            files=(FileChange(path=path, additions=40, deletions=2),),
-        )
-
     activity = [
-        at(1, "tsdb: fix a panic when the log is empty", "tsdb/wal.go", "The TSDB head panicked."),
-        at(2, "mixin: add a latency panel", "mixin/dash.go", "The mixin gains a panel."),
-        at(3, "Add a retry option to the client", "client/retry.go"),
-        at(4, "Fix crash on exit", "client/exit.go"),
+        change(
+            1,
+            "tsdb: fix a panic when the log is empty",
+            "The TSDB head panicked.",
+            path="tsdb/wal.go",
+        ),
+        change(2, "mixin: add a latency panel", "The mixin gains a panel.", path="mixin/dash.go"),
+        change(3, "Add a retry option to the client", path="client/retry.go"),
+        change(4, "Fix crash on exit", path="client/exit.go"),
     ]
     window = Window(since=START, until=START + timedelta(days=7))
     body = " ".join(s.text for s in compose(activity, config=WireConfig(), window=window).body)
