@@ -343,6 +343,12 @@ def test_removing_something_deprecated_breaks_only_when_it_is_an_api(
             "widgets 10 [1]",
         ),
         (
+            # what a gerund names is stopped, not "used": "stop setting …"
+            "DEP: deprecate setting the shape of a grid",
+            "",
+            "Plan to stop setting the shape of a grid, which widgets deprecates [1]",
+        ),
+        (
             # a successor only a quoted upstream note names is not the project's word
             "DEP: deprecate `Grid.resize`",
             "> Use `Other.thing` instead.\n\nWe follow upstream.",

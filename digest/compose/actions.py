@@ -30,7 +30,7 @@ from digest.compose.phrases import (
 from digest.compose.release import breaking_note, fix_key, versions
 from digest.config import WireConfig, topic_key
 from digest.english.numbers import count_word
-from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech
+from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech, verb_form
 from digest.model import Urgency
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event
@@ -255,7 +255,10 @@ def deprecation_item(unit: Unit, *, name: str) -> str | None:
         what, instead = what[: favoured.start()], f"; use {favoured['successor']} instead"
     elif not _NAMES_SUCCESSOR.search(what) and (successor := _successor(event)):
         instead = f"; use {successor} instead"
-    return f"Plan to stop using {what}, which {name} deprecates{when}{instead} {marker}"
+    # "setting the dtype of X" is stopped, not "used": "Plan to stop setting …"
+    first = what.split(" ", 1)[0]
+    stop = "stop" if first.islower() and verb_form(first) == "VBG" else "stop using"
+    return f"Plan to {stop} {what}, which {name} deprecates{when}{instead} {marker}"
 
 
 # "in favour of `Y`", "use `Y` instead": where a deprecation names its successor.

@@ -126,6 +126,8 @@ def _head(verb: str, object_words: list[str]) -> str | None:
         lowered = bare(word).lower()
         if lowered in _NOT_HEAD or word.startswith(("(", "[")):
             break
+        if phrase and lowered in DETERMINERS:
+            return None  # "setting the dtype of X": a gerund's own object, determined already
         phrase.append(word)
         if word.endswith((",", ";", ":")):
             break
