@@ -350,3 +350,16 @@ def test_a_word_as_much_noun_as_verb_opens_a_noun_phrase_unless_titles_use_it_as
 
     verb, rest = split_kind_verb(title, None)
     assert with_article(clause(rest, verb=verb)) == expected
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("pager not working on Windows", "makes pager work on Windows"),
+        ("retries not working correctly", "makes retries work correctly"),
+        ("the export doesn't work with symlinks", "makes the export work with symlinks"),
+    ],
+)
+def test_a_fix_of_what_did_not_work_makes_it_work(subject: str, expected: str) -> None:
+    assert clause(subject, verb="fix") == expected
+    assert clause(subject, kind="fix") == expected

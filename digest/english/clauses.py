@@ -90,6 +90,10 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     text = _REPLACED_WITH.sub(lambda m: " in favour of " + ("a new " if m[1] else ""), text)
     if "; " in text:
         return _listed(text, verb, kind)
+    fixing = verb == "fix" or (kind == "fix" and not verb)
+    if fixing and (broken := _NOT_WORKING.match(text)):
+        # "Fix pager not working on Windows": the fix makes the pager work there
+        return join("makes", broken["what"], "work" + broken["rest"])
     if kind == "fix" and not verb and _ERROR_ON.match(text):
         # "fix: error at compile time on duplicate tags": the imperative "error", as in
         # "warn on X"; the change adds the error, which "fixes error …" would invert.
@@ -155,6 +159,12 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     return noun_phrase(coordinated(words).split(" "), kind)
 
 
+# A fix's title that says what did not work: "pager not working on Windows".
+_NOT_WORKING = re.compile(
+    r"^(?P<what>\S.*?)\s+(?:not\s+working|(?:does\s+not|doesn't|did\s+not|didn't)\s+work)"
+    r"(?P<rest>(?:\s.*)?)$",
+    re.I,
+)
 # Verbs "of" may follow: "dispose of X", "warn of Y".
 _VERBS_OF = frozenset(
     {"think", "consist", "dispose", "approve", "warn", "know", "speak", "hear", "complain"}
