@@ -33,3 +33,9 @@ def test_a_related_change_that_says_more_is_told() -> None:
     lead, other = _events("Add a retry option to the client", "Add a timeout option to the server")
     said = related_clause(event_predicate(lead, max_words=10), (other,))
     assert said.startswith(" and a timeout option to the server"), said
+
+
+def test_a_related_change_of_another_verb_joins_without_a_comma() -> None:
+    lead, other = _events("Add a retry option to the client", "Fix a crash in the server")
+    said = related_clause(event_predicate(lead, max_words=10), (other,))
+    assert said.startswith(" and fixes a crash in the server"), said

@@ -90,7 +90,7 @@ def _plural(word: str) -> str:
 
 
 def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
-    """What a unit's related changes do, after its own clause: ", and adds `LazyFrame.execute`
+    """What a unit's related changes do, after its own clause: " and adds `LazyFrame.execute`
     [5]", its verb left out when it repeats the lead's ("adds X [4] and `Y` [5]"); a second
     related change is counted and cited with the first."""
     first = event_predicate(related[0], max_words=10)
@@ -101,7 +101,8 @@ def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
         return f", with {count_word(len(related))} {noun} {cite(*(e.activity for e in related))}"
     verb = predicate.split(" ", 1)[0]
     same = first.split(" ", 1)[0] == verb and " " in first
-    said = f" and {first.split(' ', 1)[1]}" if same else f", and {first}"
+    # one subject, two predicates: no comma before "and" ("unflags X [1] and fixes Y [2]")
+    said = f" and {first.split(' ', 1)[1]}" if same else f" and {first}"
     if len(related) > 1:
         more = count_word(len(related) - 1)
         said += f", with {more} more related change{'s' if len(related) > 2 else ''}"
