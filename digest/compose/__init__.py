@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from digest.budget import body_limits, story_budget, window_days
@@ -25,7 +25,7 @@ from digest.compose.citations import MARKER, Draft, cite, number_references
 from digest.compose.headline import draft_no_news, news, write_headline, write_lede
 from digest.compose.layout import write_day_body, write_sections
 from digest.config import WireConfig, topic_key
-from digest.english.words import parts_of_speech
+from digest.english.words import STOPWORDS, parts_of_speech
 from digest.errors import UnknownTopicError
 from digest.model import Activity, Story, Window
 from digest.rank import rank
@@ -93,7 +93,9 @@ def compose(
             )
         ],
     )
-    draft = respell_subjects(draft, [a for a in activities if a.repo in repo_names], config)
+    draft = respell_subjects(
+        draft, [a for a in activities if a.repo in repo_names], config, repos=repo_names
+    )
     story = number_references(
         draft, activities=in_window, window=window, repos=repo_names, topic=topic
     )
@@ -114,7 +116,7 @@ def capitalize_openings(draft: Draft, names: Iterable[str]) -> Draft:
     def capitalize(text: str) -> str:
         return opening.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], text)
 
-    return replace(draft, lede=capitalize(draft.lede), body=tuple(map(capitalize, draft.body)))
+    return _rewritten(draft, capitalize)
 
 
 # A sentence's subject in lower case, at its start or after its opening connective: "tsdb
@@ -124,16 +126,19 @@ _LOWER_SUBJECT = re.compile(
 )
 
 
-def respell_subjects(draft: Draft, activities: list[Activity], config: WireConfig) -> Draft:
+def respell_subjects(
+    draft: Draft, activities: list[Activity], config: WireConfig, *, repos: Iterable[str]
+) -> Draft:
     """`draft` with each subject that is a package or area in lower case ("tsdb fixes …")
     spelled as the activities' prose spells it ("TSDB fixes …", `prose_spelling`); a word
-    of English or a project's name stays as it is."""
-    names = {p.name.lower() for p in config.projects} | {a.repo.split("/")[1] for a in activities}
+    of English or a name of the projects (`repos`, the configured) stays as it is."""
+    names = {p.name.lower() for p in config.projects} | {r.split("/")[1] for r in repos}
     spellings: dict[str, str | None] = {}
 
     def spelled(match: re.Match[str]) -> str:
         word = match["word"]
-        if word in names or parts_of_speech(word):
+        # ("the" of "In addition, the backend …" is in no lexicon of content words)
+        if word in names or word in STOPWORDS or parts_of_speech(word):
             return match[0]
         if word not in spellings:
             spellings[word] = prose_spelling(word, activities)
@@ -142,10 +147,12 @@ def respell_subjects(draft: Draft, activities: list[Activity], config: WireConfi
             match[0] if better is None else match[0][: match.start("word") - match.start()] + better
         )
 
-    def respell(text: str) -> str:
-        return _LOWER_SUBJECT.sub(spelled, text)
+    return _rewritten(draft, lambda text: _LOWER_SUBJECT.sub(spelled, text))
 
-    return replace(draft, lede=respell(draft.lede), body=tuple(map(respell, draft.body)))
+
+def _rewritten(draft: Draft, rewrite: Callable[[str], str]) -> Draft:
+    """`draft` with `rewrite` applied to its lede and to each sentence of its body."""
+    return replace(draft, lede=rewrite(draft.lede), body=tuple(map(rewrite, draft.body)))
 
 
 def filter_topic(events: list[Event], topic: str | None, config: WireConfig) -> list[Event]:

@@ -17,6 +17,7 @@ import re
 from digest.compose.body import MAX_CITATIONS, reads_well
 from digest.compose.citations import cite
 from digest.compose.phrases import (
+    backed_out,
     collection_of,
     event_predicate,
     is_backend_area,
@@ -191,11 +192,7 @@ def _undone(unit: Unit) -> str:
     """What a revert or reland is about, as a noun phrase or a quoted title."""
     event = unit.lead
     if event.kind == "revert" and not event.relanded:
-        # as the story's sentence names it: "XNNPACK serialization", "an earlier change
-        # (#16708)", never a quoted "“PR 16708”"
-        told = event_predicate(event, max_words=8, headline=True)
-        if told.startswith("backs out "):
-            return told.removeprefix("backs out ")
+        return backed_out(event, max_words=8)  # as the story's sentence names it
     return quoted_title(event, max_words=8)
 
 

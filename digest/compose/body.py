@@ -46,7 +46,8 @@ _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
 # first, so no connective or scaffold runs through most stories of a feed.
 # Another change of the same kind: an opening that adds, never one that claims the two
 # are alike ("Likewise", "Similarly" joined unrelated fixes).
-_SAME_KIND = ("On top of that, {s} {p}", "Additionally, {s} {p}", "{s} also {p}")
+_ALSO = "{s} also {p}"
+_SAME_KIND = ("On top of that, {s} {p}", "Additionally, {s} {p}", _ALSO)
 _OTHER_KIND = ("In addition, {s} {p}", "Separately, {s} {p}", "Beyond that, {s} {p}")
 _ELSEWHERE = (
     "Elsewhere, {s} {p}",
@@ -111,8 +112,11 @@ class Openings:
             return PLAIN_OPENING
         return self._first_free(_ELSEWHERE) or PLAIN_OPENING
 
-    def beyond(self) -> str:
-        """An opening for what is counted after the named changes."""
+    def beyond(self, *, named: int) -> str:
+        """An opening for what is counted after `named` named changes: "Beyond these, …"
+        needs more than one before it; after fewer, "… also …"."""
+        if named < 2:
+            return _ALSO
         return self._first_free(_BEYOND[self.seed % len(_BEYOND) :][:1]) or PLAIN_OPENING
 
     def next_project(self) -> str:

@@ -225,12 +225,8 @@ def summary_sentences(
         for position, tail in enumerate(tails):
             opening = openings.further(same_kind=False) if not position else PLAIN_OPENING
             told.append(_opened(opening, "It", tail))
-        # "Beyond these" needs more than one named change before it: after one, "It also …"
-        beyond = openings.beyond() if len(pick.units) > 1 else "{s} also {p}"
-        opened = beyond.format(s=name, p=first)
-        # (a project's name keeps its spelling; a stand-in opens with a capital)
-        opened = "It" + opened[2:] if opened.startswith("it ") else opened
-        sentences += [opened, *told]
+        opening = openings.beyond(named=len(pick.units))
+        sentences += [opening.format(s=name, p=first), *told]
     else:
         for position, tail in enumerate(_join_distinct(folded)):
             subject = name if not position else "It"

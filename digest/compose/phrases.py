@@ -85,24 +85,11 @@ def event_predicate(
     headline passes False to keep the title's telegraphic style."""
     if event.relanded:
         return f"briefly backs out and relands {quoted_title(event, max_words=max_words)}"
-    if event.kind == "revert" and (ref := _REFERENCE_ONLY.fullmatch(clean_fragment(event.obj))):
-        # 'Revert "PR 16708"' names no change: quoted, it would read as a title.
-        number = ref.group("n") or ref.group("m")
-        return (
-            f"backs out an earlier change (#{number})" if number else "backs out an earlier change"
-        )
     if event.kind == "revert":
         nominal = nominalize(clean_fragment(event.obj))
-        if nominal and headline:
-            return f"backs out {nominal}"
-        if nominal:
+        if nominal and not headline:
             return f"backs out {nominal}, undoing {quoted_title(event, max_words=max_words)}"
-        if named := _named_thing(clean_fragment(event.obj)):
-            # A title that names a thing, not an action ("isNode detection that caused a
-            # build regression"), is backed out in our words: quoted, in a headline's
-            # capitals, it read as the loss of a feature.
-            return f"backs out {named}"
-        return f"backs out {quoted_title(event, max_words=max_words)}"
+        return f"backs out {backed_out(event, max_words=max_words)}"
     obj = _object(event, max_words=max_words)
     if event.kind == "reland" and split_verb(obj)[0] is not None:
         return f"relands {quoted_title(event, max_words=max_words)}"
@@ -127,6 +114,21 @@ def event_predicate(
     # "uses radixsort also for descending sorts": our own "also" may open the sentence
     predicate = _INNER_ALSO.sub("", predicate)
     return predicate + _where_it_lives(event, predicate)
+
+
+def backed_out(event: Event, *, max_words: int) -> str:
+    """What a revert backs out, as a story names it: "an earlier change (#16708)" for a
+    title that names only a pull request; a noun phrase ("XNNPACK serialization"); a thing
+    the title names, in our words; else the title, quoted."""
+    obj = clean_fragment(event.obj)
+    if ref := _REFERENCE_ONLY.fullmatch(obj):
+        # 'Revert "PR 16708"' names no change: quoted, it would read as a title.
+        number = ref.group("n") or ref.group("m")
+        return f"an earlier change (#{number})" if number else "an earlier change"
+    # A title that names a thing, not an action ("isNode detection that caused a build
+    # regression"), is backed out in our words: quoted, in a headline's capitals, it read
+    # as the loss of a feature.
+    return nominalize(obj) or _named_thing(obj) or quoted_title(event, max_words=max_words)
 
 
 def _named_thing(obj: str) -> str | None:

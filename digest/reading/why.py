@@ -236,6 +236,10 @@ _PURPOSE = re.compile(
 )
 
 
+# Verbs a sentence opens with to say what the change does, as a title would.
+_SAYING_VERBS = CHANGE_VERBS | {"introduce", "support", "implement", "create"}
+
+
 def _says_what(sentence: str) -> bool:
     """True for a sentence that says what the change does, as its title did: one that opens
     with a verb of change ("Adds X", "This PR enables Y") or an imperative ("Check that Y")."""
@@ -244,13 +248,7 @@ def _says_what(sentence: str) -> bool:
     if not words or words[0].lower().endswith("ing"):
         return False  # "Adding a handler enables …": a gerund opens a reason
     lemma = verb_lemma(words[0]) or words[0].lower()
-    in_other_words = lemma in CHANGE_VERBS or lemma in (
-        "introduce",
-        "support",
-        "implement",
-        "create",
-    )
-    return in_other_words or _imperative(sentence)
+    return lemma in _SAYING_VERBS or _imperative(sentence)
 
 
 def _imperative(sentence: str) -> bool:
