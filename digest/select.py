@@ -20,6 +20,7 @@ from digest.english.words import noun_lemma
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
 from digest.reading.event import Event, commit_count
+from digest.reading.titles import is_dependency_bump
 
 # Titles sharing this much of their content words describe one piece of work.
 RELATED_TITLE_SIMILARITY = 0.3
@@ -338,6 +339,20 @@ def _releases(lead: Event, events: list[tuple[Event, float]], used: set[str]) ->
     return tuple(sorted(others, key=lambda e: e.activity.landed_at))
 
 
+def _updates_another(one: Event, other: Event) -> bool:
+    """True when both are dependency updates, of two dependencies: "update module x/net"
+    and "update module x/crypto" share most words, yet neither tells the other."""
+    mine = is_dependency_bump(one.activity.title)
+    theirs = is_dependency_bump(other.activity.title)
+    return (
+        mine is not None
+        and theirs is not None
+        and mine.package is not None
+        and theirs.package is not None
+        and mine.package.lower() != theirs.package.lower()
+    )
+
+
 def _related(
     lead: Event,
     events: list[tuple[Event, float]],
@@ -355,6 +370,8 @@ def _related(
     related = []
     for other, _ in events:
         if other.activity.sha in used or other.kind in ("revert", "reland", "release"):
+            continue
+        if _updates_another(lead, other):
             continue
         one_shape = (
             shaped

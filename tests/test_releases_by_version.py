@@ -344,10 +344,16 @@ def test_a_release_carries_only_its_own_products_changes_that_landed_before_it()
         "packages/create-vite/CHANGELOG.md",
         "packages/create-vite/package.json",
         n=3,
+        added=6,
     )
     later = change(VITE, "fix: handle the later case", "packages/vite/src/b.ts", n=5)
     vite = change(
-        VITE, "release: v8.1.0", "packages/vite/CHANGELOG.md", "packages/vite/package.json", n=4
+        VITE,
+        "release: v8.1.0",
+        "packages/vite/CHANGELOG.md",
+        "packages/vite/package.json",
+        n=4,
+        added=6,
     )
     events = classify([vite_fix, template, create, vite, later], config(VITE))
     shipped = {sha: {e.activity.title for e in found} for sha, found in carried(events).items()}
@@ -551,6 +557,31 @@ def test_a_release_ships_only_the_security_fixes_that_landed_before_it() -> None
     assert "HMR client" not in item.text  # landed after the cut: no release ships it yet
 
 
+def test_a_release_that_promotes_its_candidate_ships_none_of_the_default_branch_changes() -> None:
+    """A final release whose changelog edit renames the candidate's heading (one line in,
+    one out) was cut on its branch: fixes that landed on main before it are not in it."""
+    widgets = "acme/widgets"
+    fixes = [
+        change(widgets, "Update module x/crypto to v0.52.0 [SECURITY]", "go.mod", n=1),
+        change(widgets, "chore(deps): update module x/crypto to v0.52.0 [security]", "go.mod", n=2),
+        change(widgets, "Update module x/net to v0.55.0 [SECURITY]", "go.mod", n=3),
+    ]
+    cut = change(widgets, "release: cut 3.12.0", "CHANGELOG.md", "VERSION", n=4)
+    told = story([*fixes, cut])
+    events = classify([*fixes, cut], config(widgets))
+    assert carried(events)[cut.sha] == []
+    assert "3.12.0" in told.lede and "3.12.0 is out with" not in " ".join(s.text for s in told.body)
+    assert not [i for i in told.action_items if i.urgency == "immediate"]
+    # x/crypto landed twice: two security fixes, each said with its label
+    [item] = [i for i in told.action_items if "security" in i.text]
+    assert "two security fixes" in item.text and item.urgency == "monitor"
+    body = " ".join(s.text for s in told.body)
+    assert body.count("a security fix") == 2
+    # A release that lists what it adds in its changelog ships the fixes before it.
+    listed = change(widgets, "release: cut 3.12.0", "CHANGELOG.md", "VERSION", n=4, added=12)
+    assert carried(classify([*fixes, listed], config(widgets)))[listed.sha]
+
+
 def test_only_the_packages_a_pre_mode_release_published_are_called_prereleases() -> None:
     def notes(*packages: str) -> list[str]:
         return [f"packages/integrations/{p}/CHANGELOG.md" for p in packages]
@@ -649,8 +680,8 @@ def test_a_patch_release_carries_no_breaking_change_of_the_default_branch() -> N
     removal = change(repo, "Remove the deprecated `DELETE /api/v1/series` endpoint", "web/api.go")
     removal = removal.model_copy(update={"labels": ("breaking-change",)})
     fix = change(repo, "Fix a crash in the compactor", "tsdb/compact.go", n=1)
-    patch = change(repo, "Release 3.11.1", "VERSION", "CHANGELOG.md", n=2)
-    minor = change(repo, "Release 3.12.0", "VERSION", "CHANGELOG.md", n=3)
+    patch = change(repo, "Release 3.11.1", "VERSION", "CHANGELOG.md", n=2, added=4)
+    minor = change(repo, "Release 3.12.0", "VERSION", "CHANGELOG.md", n=3, added=30)
     events = classify([removal, fix, patch, minor], config(repo))
     shipped = {sha: {e.activity.title for e in found} for sha, found in carried(events).items()}
     # prometheus' "3.11.0 and 3.11.1 are out with … a breaking change" for a removal on main

@@ -211,9 +211,13 @@ def _section(
     pack: bool = True,
 ) -> list[str]:
     """A section's sentences: its first two units get one each and the rest are joined,
-    unless `pack` is off (a small story keeps a sentence a unit)."""
+    unless `pack` is off (a small story keeps a sentence a unit). A security fix or a
+    release always gets its own: joined, it would lose its label ("updates x/net [4] and
+    3.12.0 is out [5]")."""
     words = _OBJECT_WORDS[detail]
     own = 2 if pack else len(units)
+    while own < len(units) and (units[own].lead.security or units[own].lead.release):
+        own += 1
     sentences = [
         unit_sentence(
             unit,

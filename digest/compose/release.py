@@ -21,6 +21,7 @@ from digest.english.numbers import count_word, join_words
 from digest.reading.audience import is_fork_merge
 from digest.reading.event import Event
 from digest.reading.releases import product_of
+from digest.reading.titles import is_dependency_bump
 from digest.select import Unit, same_change
 
 MAX_NAMED_RELEASES = 3
@@ -253,6 +254,11 @@ def fix_key(event: Event) -> str:
     again to the default branch keeps its title ("fix stored XSS …" twice is one fix)."""
     if is_fork_merge(event.activity.title):
         return event.activity.sha  # every advisory merged from a fork has that title
+    bump = is_dependency_bump(event.activity.title)
+    if bump is not None and bump.package and bump.to_version:
+        # "Update module x/crypto to v0.52.0 [SECURITY]" and "chore(deps): update module
+        # x/crypto to v0.52.0 [security]" are one update
+        return f"{bump.package.lower()} {bump.to_version.lstrip('vV')}"
     return re.sub(r"\s*\(#\d+\)$", "", event.activity.title.strip()).lower()
 
 

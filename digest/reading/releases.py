@@ -142,7 +142,8 @@ class Release:
     packages: tuple[str | None, ...] = ()
     breaking: int = 0
     # Cut on a maintenance branch, its notes brought back to the default branch ("Update
-    # main after 2.5.0 release"): it carries none of the default branch's changes.
+    # main after 2.5.0 release"), or a candidate's promotion (`promotes_candidate`): it
+    # carries none of the default branch's changes.
     elsewhere: bool = False
 
     @property
@@ -206,7 +207,23 @@ def release_of(activity: Activity, subject: str, own_keys: frozenset[str]) -> Re
     package = match.groupdict().get("package")
     prerelease = activity.sha.startswith(TAG_PREFIX) and PRERELEASE_LABEL in activity.labels
     versions = ((_own(package, own_keys), _plain(version)),)
-    return Release(versions, prerelease=prerelease, breaking=stated_breaking(activity.body))
+    return Release(
+        versions,
+        prerelease=prerelease,
+        breaking=stated_breaking(activity.body),
+        elsewhere=promotes_candidate(activity),
+    )
+
+
+def promotes_candidate(activity: Activity) -> bool:
+    """True when a release commit rewrites one line of its changelog and adds none: the
+    heading of notes written when its candidate was cut ("3.12.0-rc.0 / 2026-05-15" becomes
+    "3.12.0 / 2026-05-28"). Such a release publishes what its candidate froze, on its
+    branch, not the default branch's changes since."""
+    notes = [f for f in activity.files if _CHANGELOG.search(f.path)]
+    return bool(notes) and all(
+        f.additions is not None and f.additions <= 1 and (f.deletions or 0) <= 1 for f in notes
+    )
 
 
 def _changesets(
