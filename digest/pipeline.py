@@ -33,10 +33,13 @@ async def gather(
     sources: Iterable[Source],
     window: Window,
     each: Callable[[Activity], object] | None = None,
+    *,
+    history: bool = False,
 ) -> list[Activity]:
     """All activity of `window` from `sources`, deduplicated, in landing order; `each` is
-    called with every activity as it arrives."""
-    activities = await collect(list(sources), window, each)
+    called with every activity as it arrives. With `history`, local sources give the weeks
+    before the window too (`sources.reach`)."""
+    activities = await collect(list(sources), window, each, history=history)
     return sorted(activities, key=lambda a: a.landed_at)
 
 
@@ -52,19 +55,23 @@ async def compose_window(
 
     While the sources stream, the composer is imported in a thread and, once it is in, each
     arriving activity is read (`read_change`: all of classifying but its topics), so a slow
-    source such as `git log` hides most of the classifying as well as the imports.
+    source such as `git log` hides most of the classifying as well as the imports. Local
+    sources give the weeks before the window too, read only for how the project writes its
+    name (`compose`).
     """
     loading = asyncio.ensure_future(asyncio.to_thread(load_composer))
     readings: dict[tuple[str, str], Reading] = {}
 
     def read_ahead(activity: Activity) -> None:
+        if not window.contains(activity.landed_at):
+            return  # history: read only for how the project writes, never told
         if loading.done() and not loading.cancelled() and loading.exception() is None:
             from digest.reading.classify import read_change
 
             readings[activity.key] = read_change(activity, config.project(activity.repo))
 
     try:
-        activities = await gather(sources, window, read_ahead)
+        activities = await gather(sources, window, read_ahead, history=True)
     except BaseException:
         loading.cancel()
         raise
@@ -94,5 +101,6 @@ async def compose_activities(
     if config.prose.enabled:
         from digest.prose.engine import rewrite_story
 
-        story = await rewrite_story(story, config=config, activities=activities)
+        told = [a for a in activities if window.contains(a.landed_at)]
+        story = await rewrite_story(story, config=config, activities=told)
     return story

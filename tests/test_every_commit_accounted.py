@@ -12,13 +12,13 @@ from digest.english.numbers import COUNT_WORDS
 from digest.model import Story
 from tests.digest_data import ACTIVITY, days_and_weeks, example_config
 
-# "lands three more changes", "makes 12 internal changes", "backs out or relands two more
+# "lands three more changes", "lands one more fix", "makes 12 internal changes", "backs out or relands two more
 # changes", "updates eight dependencies", "makes one documentation or lint change".
 _COUNTED = re.compile(
     r"\b(?P<n>\d+|" + "|".join(COUNT_WORDS[1:]) + r")\s+(?:more\s+|related\s+)?"
     r"(?:(?:internal|housekeeping|documentation|lint|translation|type-stub|dependency),?\s+"
     r"(?:(?:or|and)\s+)?)*"
-    r"(?P<noun>changes?|dependenc(?:y|ies)|releases|(?<=dependency )updates)\b"
+    r"(?P<noun>changes?|fix(?:es)?|dependenc(?:y|ies)|releases|(?<=dependency )updates)\b"
 )
 _UNCOUNTED_CONTEXT = re.compile(r"(?:among them|of them|of which)\s*$")
 
@@ -68,7 +68,10 @@ def test_the_count_phrases_are_read_as_a_reader_reads_them() -> None:
             "lede": "B added x.",
             "body": [
                 {"text": "B adds x [1]. Besides these, it lands three more changes.", "refs": [1]},
-                {"text": "It makes 12 documentation, internal and lint changes and updates two dependencies.", "refs": []},
+                {
+                    "text": "It makes 12 documentation, internal and lint changes and updates two dependencies.",
+                    "refs": [],
+                },
                 {"text": "It ships five security fixes, among them one change to X.", "refs": []},
             ],
         }

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from digest.compose import compose
-from digest.model import Activity, Window
+from digest.model import Activity, FileChange, Window
 from digest.pipeline import compose_window, gather
 from digest.reading.classify import classify, read_change
 from tests.digest_data import SECTIONED_WEEK, both_files, example_config, executorch, window
@@ -65,3 +66,50 @@ async def test_gather_calls_each_once_per_kept_activity_as_it_arrives() -> None:
     )
     assert seen == [a.sha for a in in_week]  # in arrival order, duplicates left out
     assert [a.sha for a in kept] == [a.sha for a in sorted(in_week, key=lambda a: a.landed_at)]
+
+
+async def test_a_local_source_reads_the_weeks_before_a_window_for_how_a_project_writes_its_name(
+    tmp_path: Path,
+) -> None:
+    """A quiet day says nothing of how the project spells itself; the weeks before it do,
+    and a clone or a recording gives them for nothing. They are read, never told."""
+    from datetime import UTC, datetime, timedelta
+
+    from digest.config import WireConfig
+    from digest.sources.replay import ReplaySource, write_replay_line
+
+    day = Window(since=datetime(2026, 5, 20, tzinfo=UTC), until=datetime(2026, 5, 21, tzinfo=UTC))
+
+    def landed(n: int, title: str, body: str, at: datetime) -> Activity:
+        files = (FileChange(path="src/widgetkit/core.py", additions=9, deletions=2),)
+        return Activity(
+            repo="acme/widgetkit",
+            sha=f"{n:040x}",
+            number=n,
+            title=title,
+            body=body,
+            landed_at=at,
+            files=files,
+        )
+
+    earlier = [
+        landed(
+            n,
+            f"Fix the layout of panel {n}",
+            "WidgetKit now lays the panel out once.",
+            day.since - timedelta(days=n),
+        )
+        for n in range(1, 6)
+    ]
+    today = landed(9, "Fix the float printer", "", day.since + timedelta(hours=3))
+    recording = tmp_path / "widgetkit.jsonl"
+    recording.write_text("".join(write_replay_line(a) + "\n" for a in [*earlier, today]))
+
+    config = WireConfig()
+    local = await compose_window([ReplaySource(recording)], config=config, window=day)
+    assert "for WidgetKit," in local.lede, local.lede
+    assert [r.sha for r in local.references] == [today.sha]
+    # A network source gives the window alone: nothing to learn the spelling from.
+    remote = await compose_window([TrickleSource((*earlier, today))], config=config, window=day)
+    assert "for widgetkit," in remote.lede, remote.lede
+    assert [r.sha for r in remote.references] == [today.sha]

@@ -311,11 +311,12 @@ def test_a_window_of_internal_work_alone_says_so_in_its_lede() -> None:
     refactor = change("refactor: split the planner", ("src/widgets/plan.py", 90), n=3)
     garbled = change("fix: expr (-m/-k) + scanner idents", ("src/widgets/expr.py", 9), n=4)
     story = story_of(docs, refactor, garbled)
-    assert "lands one more change" in " ".join(s.text for s in story.body)
+    # a fix counted is a fix, cited so that a reader finds it
+    assert "lands one more fix [" in " ".join(s.text for s in story.body)
     assert "only internal work" not in story.lede, story.lede
-    # after one named change, no "Beyond these": "It also lands one more change."
+    # after one named change, no "Beyond these": "It also lands one more fix [2]."
     body = " ".join(s.text for s in story_of(docs, garbled).body)
-    assert "It also lands one more change." in body and "these" not in body, body
+    assert "It also lands one more fix [2]." in body and "these" not in body, body
 
 
 def test_a_quiet_window_of_internal_work_says_so_too() -> None:
@@ -389,3 +390,28 @@ def test_a_change_with_its_own_release_note_outranks_one_without() -> None:
     unnoted = change("Add a colour option to the theme", ("src/widgets/theme.py", 120), n=2)
     events = classify([noted, unnoted], CONFIG)
     assert rank(events)[0][0].activity.sha == noted.sha
+
+
+# ---------------------------------------------------------------- a lede that claims no more
+
+
+def test_a_quiet_day_with_one_change_beside_housekeeping_does_not_call_it_the_only_one() -> None:
+    told = story_of(
+        change("fix: keep trailing zeros in the printed float", ("src/widgets/fmt.py", 12)),
+        change("BENCH: update the sort benchmarks", ("benchmarks/sort.py", 30), n=1),
+    )
+    assert told.lede == (
+        "A quiet day for Widgets, which keeps trailing zeros in the printed float; "
+        "one internal change landed as well."
+    )
+
+
+def test_a_lede_keeps_a_release_apart_from_a_change_it_does_not_ship() -> None:
+    release = change("Release 2.13.0", ("pyproject.toml", 1), ("CHANGELOG.md", 40), n=1)
+    before = change("feat: accept `None` hosts in `build()`", ("src/widgets/net.py", 30), n=0)
+    after = change("feat: accept `None` hosts in `build()`", ("src/widgets/net.py", 30), n=2)
+    apart = story_of(release, after)
+    assert apart.lede == "Widgets ships 2.13.0; separately, it accepts `None` hosts in `build()`."
+    # landed before the cut, it ships in the release: one sentence, no "separately"
+    shipped = story_of(before, release)
+    assert "separately" not in shipped.lede and "2.13.0" in shipped.lede

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from digest.compose.body import MAX_CITATIONS, PLAIN_OPENING, Openings
+from digest.compose.body import MAX_CITATIONS, PLAIN_OPENING, Openings, citations
 from digest.compose.citations import MARK, cite
 from digest.compose.housekeeping import housekeeping_clause
 from digest.compose.phrases import place_phrase, topic_of
@@ -165,7 +165,7 @@ def _package(event: Event) -> str:
 
 def _with_article(clause: str) -> str:
     """ "makes one documentation change" → "makes a documentation change"."""
-    match = re.search(r"\bone (\S+)", clause)
+    match = re.search(r"\bone (?!more\b)(\S+)", clause)
     if match is None:
         return clause
     return clause[: match.start()] + f"{indefinite_article(match[1])} " + clause[match.start(1) :]
@@ -211,8 +211,11 @@ def summary_sentences(
     rest = commit_count(pick.rest) if count_rest else 0
     folded = _folded_clauses(pick)
     if rest:
-        noun = "change" if rest == 1 else "changes"
-        counted = f"lands {count_word(rest)} more {noun}"
+        fixes = all(e.kind == "fix" for e in pick.rest)
+        noun = (
+            ("fix" if rest == 1 else "fixes") if fixes else ("change" if rest == 1 else "changes")
+        )
+        counted = f"lands {count_word(rest)} more {noun}{_few_cited(pick.rest, folded)}"
         topics = _topic_counts(pick)[:max_topics]
         # Topics are worth naming once at least a third of the rest falls in them.
         if topics and sum(n for _, n in topics) * 3 >= rest and rest >= 3:
@@ -235,6 +238,17 @@ def summary_sentences(
         count = _count_phrase(list(counted_extras), MAX_CITATIONS, acted)
         sentences.append(openings.further(same_kind=False).format(s=name, p=count) + ".")
     return sentences
+
+
+def _few_cited(rest: Sequence[Event], folded: list[tuple[str, int]]) -> str:
+    """The citations of one or two changes a story counts, when they fit in the sentence
+    beside the counted clauses' own: "lands one more fix [2] and updates a dependency [3]"
+    lets a reader find the fix, where an uncited count reads as told by [3]."""
+    commits = [a for e in rest for a in (e.activity, *e.linked)]
+    cited = sum(citations(text) for text, _ in folded)
+    if len(commits) > 2 or len(commits) + cited > MAX_CITATIONS:
+        return ""
+    return f" {cite(*commits)}"
 
 
 def _opened(opening: str, subject: str, predicate: str) -> str:

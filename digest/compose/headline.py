@@ -158,7 +158,8 @@ def write_lede(
         if landed == 1 and not besides:
             return f"A quiet {period} for {names}{on}, whose only change {lead}."
         if landed == 1:
-            return f"A quiet {period} for {names}{on}: {besides}its only change {lead}."
+            # "besides one internal change, its only change …" contradicts itself
+            return f"A quiet {period} for {names}{on}, which {lead}; {join_words(listed)} landed as well."
         units = picks[0].units
         if len(picks) == 1 and len(units) >= 2 and commit_count(u.lead for u in units[:2]) == 2:
             # Two or three changes: the first two said, not "the most notable of which".
@@ -179,9 +180,13 @@ def write_lede(
         named.append(
             releases[0] if releases and first.lead.lead.release is None else first.units[1]
         )
-    sentence = (
-        f"{project_name(config, first.repo)} {_joined_phrases([_lede_phrase(u) for u in named])}"
-    )
+    phrases = [_lede_phrase(u) for u in named]
+    if _apart(named):
+        # "ships 2.4.6 and stops forwarding …" reads as the release carrying the fix
+        joined = f"{phrases[0]}; separately, it {phrases[1]}"
+    else:
+        joined = _joined_phrases(phrases)
+    sentence = f"{project_name(config, first.repo)} {joined}"
     if len(picks) > 1:
         second = picks[1]
         sentence += f", while {project_name(config, second.repo)} {_lede_phrase(second.lead)}"
@@ -194,6 +199,18 @@ def write_lede(
         changes = "change was" if backed_out == 1 else "changes were"
         sentence += f"; in all, {count_word(backed_out)} {changes} backed out"
     return sentence + "."
+
+
+def _apart(named: list[Unit]) -> bool:
+    """True for a release and a change it does not ship, named side by side."""
+    if len(named) != 2:
+        return False
+    releases = [u for u in named if u.lead.release is not None]
+    if len(releases) != 1:
+        return False
+    [change] = [u for u in named if u.lead.release is None]
+    shipped = {e.activity.sha for e in releases[0].carried}
+    return change.lead.activity.sha not in shipped
 
 
 def _backed_out(unit: Unit) -> bool:

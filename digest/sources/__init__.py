@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
 from typing import Any, Protocol
 
 from digest.errors import UnknownSourceError
@@ -56,17 +57,37 @@ def open_source(spec: str, *, repo: str | None = None, **options: Any) -> Source
     )
 
 
+# What a local source (a clone, a recording) gives beside a window, for little: the weeks
+# before it, from which a story learns how the project spells its name and names what a
+# back-out undoes. A network source gives the window alone, each request being paid for.
+HISTORY = timedelta(days=28)
+
+
+def reach(source: Source, window: Window, *, history: bool) -> Window:
+    """The span to read from `source` for `window`: with `history`, a local source's
+    reaches back `HISTORY` before it."""
+    from digest.sources.git import GitSource
+    from digest.sources.replay import ReplaySource
+
+    if history and isinstance(source, GitSource | ReplaySource):
+        return Window(since=window.since - HISTORY, until=window.until)
+    return window
+
+
 async def collect(
     sources: list[Source],
     window: Window,
     each: Callable[[Activity], object] | None = None,
+    *,
+    history: bool = False,
 ) -> list[Activity]:
     """Gather the activity of `window` from every source, deduplicated by (repo, sha);
-    `each` is called with every activity kept, as it arrives."""
+    `each` is called with every activity kept, as it arrives. With `history`, local sources
+    give the weeks before the window too (`reach`)."""
     seen: set[tuple[str, str]] = set()
     gathered: list[Activity] = []
     for source in sources:
-        async for activity in source.fetch(window):
+        async for activity in source.fetch(reach(source, window, history=history)):
             if activity.key not in seen:
                 seen.add(activity.key)
                 gathered.append(activity)
