@@ -105,6 +105,19 @@ def test_a_change_touching_only_tests_tooling_or_ci_is_internal(paths: tuple[str
     assert classify_one(change("Make it faster", *paths), USERS).internal
 
 
+def test_a_change_that_says_it_lives_in_ci_is_internal_with_the_manifests_its_jobs_use() -> None:
+    # pydantic's "Use locked dependencies in CI": workflows, pyproject.toml and uv.lock
+    ci = ("Use locked dependencies in CI", ".github/workflows/ci.yml", "pyproject.toml", "uv.lock")
+    assert classify_one(change(*ci), USERS).internal
+    # the manifest alone, with no word of CI, is what users install
+    assert not classify_one(
+        change("Use locked dependencies", "pyproject.toml", "uv.lock"), USERS
+    ).internal
+    # … and "in CI" beside source code does not make the code internal
+    shipped = change("Fix the parser crash seen in CI", "src/widgets/parse.py", "uv.lock")
+    assert not classify_one(shipped, USERS).internal
+
+
 def test_a_fix_mostly_in_fixtures_is_user_visible_and_takes_its_topic_from_its_source() -> None:
     fix = change(
         "fix: reject windows alternate paths",

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from digest.compose.body import MAX_CITATIONS, PLAIN_OPENING, Openings, citations
 from digest.compose.citations import MARK, cite
 from digest.compose.housekeeping import housekeeping_clause
-from digest.compose.phrases import place_phrase, topic_of
+from digest.compose.phrases import names_a_place, place_phrase, topic_of
+from digest.config import topic_key
 from digest.english.articles import indefinite_article
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event, commit_count
@@ -44,16 +45,25 @@ def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozense
 
 
 def _topic_counts(pick: ProjectPick) -> list[tuple[str, int]]:
-    """(the topic as a place, its number of changes), most first: "two in the compiler"."""
+    """(the topic as a place, its number of changes), most first: "two in the compiler". A
+    folder named by a plain word that no topic of the project's configuration gives ("the
+    assertion", "the runtime" of `src/_pytest/assertion/`) says how the code is laid out,
+    not what changed: its changes count as elsewhere."""
     counts: Counter[str | None] = Counter()
     places: dict[str, str] = {}
     for event in pick.rest:
         topic = topic_of(event)
+        if topic is not None and not _a_place_to_count(topic, event):
+            topic = None
         counts[topic] += commit_count([event])
         if topic is not None:
             places.setdefault(topic, place_phrase(topic, event))
     named = [(places[t], n) for t, n in counts.items() if t is not None]
     return sorted(named, key=lambda tn: (-tn[1], tn[0].lower()))
+
+
+def _a_place_to_count(topic: str, event: Event) -> bool:
+    return names_a_place(topic, event) or event.project.topic_for_key(topic_key(topic)) is not None
 
 
 def spread_over_places(topics: list[tuple[str, int]], elsewhere: int) -> str:

@@ -29,7 +29,7 @@ from functools import lru_cache
 from digest.config import Project, topic_key
 from digest.model import Activity
 from digest.reading.titles import split_title
-from digest.reading.topics import is_ci_path, is_doc_path, is_test_path
+from digest.reading.topics import is_build_path, is_ci_path, is_doc_path, is_test_path
 
 # ---------------------------------------------------------------- internal
 
@@ -95,6 +95,8 @@ def fragment_types(activity: Activity) -> frozenset[str]:
 # Running the project's own tests where they did not run: "Run RISC-V tests with multiple
 # RVV QEMU configurations", "Enable backend test suite + x86 CI". Where CI is the product
 # (a maintainers' project) where tests run is its news, so this reads only for users.
+# A change that says it lives in CI: "… in CI", "… on the CI", "… for CI runs".
+_IN_CI = re.compile(r"\b(?:in|on|for) (?:the )?CI\b")
 _RUNS_TESTS = re.compile(
     r"^(\w+ly\s+)?(run|enable)\s+[^.]*\b(tests|test suite|test jobs?)\b"
     # an empty commit that runs CI again: "Retrigger CI", "Re-run the checks"
@@ -183,6 +185,10 @@ def is_internal(activity: Activity, project: Project) -> bool:
     paths = [f.path for f in activity.files]
     if not paths:
         return kind in _INTERNAL_KINDS or first in _INTERNAL_KINDS
+    if _IN_CI.search(parts.subject) and all(is_ci_path(p) or is_build_path(p) for p in paths):
+        # "Use locked dependencies in CI": the title says where it runs, and the manifest
+        # and lock file it touches beside the workflows are CI's tools
+        return True
     internal = [is_internal_path(p, project) for p in paths]
     if all(internal):
         return True
