@@ -38,6 +38,7 @@ def _lexicon() -> None:
         # nouns of code the lexicon lacks, and "uses", which acts on what exists
         ("adds search API endpoint", "adds a search API endpoint"),
         ("adds tokenizer for the chat model", "adds a tokenizer for the chat model"),
+        ("adds Rust backend for `Expr.has_nulls`", "adds a Rust backend for `Expr.has_nulls`"),
         (
             "uses retry interval for throttling updates",
             "uses the retry interval for throttling updates",

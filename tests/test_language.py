@@ -363,3 +363,22 @@ def test_a_word_as_much_noun_as_verb_opens_a_noun_phrase_unless_titles_use_it_as
 def test_a_fix_of_what_did_not_work_makes_it_work(subject: str, expected: str) -> None:
     assert clause(subject, verb="fix") == expected
     assert clause(subject, kind="fix") == expected
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        # polars' "fix: lazy concat horizontal not raising on mismatching heights …"
+        (
+            "lazy concat horizontal not raising on mismatching heights",
+            "makes lazy concat horizontal raise on mismatching heights",
+        ),
+        ("the parser doesn't raise on bad input", "makes the parser raise on bad input"),
+        ("`skip_batches` not handling negated masks", "makes `skip_batches` handle negated masks"),
+        # a state, not a deed: told as it is
+        ("config not found when cwd differs", "fixes config not found when cwd differs"),
+    ],
+)
+def test_a_fix_of_what_a_thing_did_not_do_makes_it_do_it(subject: str, expected: str) -> None:
+    assert clause(subject, verb="fix") == expected
+    assert clause(subject, kind="fix") == expected

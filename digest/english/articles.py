@@ -70,7 +70,7 @@ _NOT_HEAD = PREPOSITIONS | CONJUNCTIONS | RELATIVES | SUBORDINATORS | ADVERBS | 
 _CODE_NOUNS = words(
     "changelog workaround docstring linter lockfile workflow runner decorator codepath subcommand"
     " endpoint plugin callback timestamp dropdown tooltip allocator tokenizer serializer dataset"
-    " changeset"
+    " changeset backend frontend hook wrapper iterator getter setter parser"
 )
 # Nouns in -ing that are things, not gerunds: "a docstring", "the format string".
 _ING_NOUNS = words("string docstring substring thing ring")

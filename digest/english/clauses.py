@@ -94,6 +94,8 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     if fixing and (broken := _NOT_WORKING.match(text)):
         # "Fix pager not working on Windows": the fix makes the pager work there
         return join("makes", broken["what"], "work" + broken["rest"])
+    if fixing and (undone := _not_doing(text)):
+        return undone
     if kind == "fix" and not verb and _ERROR_ON.match(text):
         # "fix: error at compile time on duplicate tags": the imperative "error", as in
         # "warn on X"; the change adds the error, which "fixes error …" would invert.
@@ -165,6 +167,29 @@ _NOT_WORKING = re.compile(
     r"(?P<rest>(?:\s.*)?)$",
     re.I,
 )
+# "X not raising on Y", "X doesn't raise on Y": what a thing failed to do.
+_NOT_DOING = re.compile(
+    r"^(?P<what>\S.*?)\s+(?:not\s+(?P<gerund>[a-z]+ing)"
+    r"|(?:(?:does|did)\s+not|doesn't|didn't)\s+(?P<verb>[a-z]+))\b(?P<rest>.*)$"
+)
+
+
+def _not_doing(text: str) -> str | None:
+    """A fix's title that says what a thing did not do, as what the fix makes it do: "lazy
+    concat not raising on mismatching heights" makes lazy concat raise on them. None when
+    the words before "not" are no thing ("Do not forward X"), or for "not being"."""
+    match = _NOT_DOING.match(text)
+    if match is None or match["what"].split()[0].lower() in ("do", "does", "did", "should"):
+        return None
+    if match["gerund"]:
+        lemma = verb_lemma(match["gerund"]) if verb_form(match["gerund"]) == "VBG" else None
+    else:
+        lemma = verb_lemma(match["verb"]) or match["verb"]
+    if lemma is None or lemma == "be":
+        return None
+    return join("makes", match["what"], lemma + match["rest"])
+
+
 # Verbs "of" may follow: "dispose of X", "warn of Y".
 _VERBS_OF = frozenset(
     {"think", "consist", "dispose", "approve", "warn", "know", "speak", "hear", "complain"}

@@ -1,8 +1,9 @@
 """The test of a clean sentence: whether the clause built from a title reads as English an
 editor would write, or as a title pasted after a verb.
 
-A clause is clean when it has no parenthetical, no "+" or "&" and no trailing fragment
-taken from the title ("… in", "…"), and when its verb is one the title gave: a title that
+A clause is clean when it has no parenthetical, no "+" or "&", no braces that spell
+several names in one ("{Expr/Series}.gather") and no trailing fragment taken from the
+title ("… in", "…"), and when its verb is one the title gave: a title that
 opens with a word the lexicon knows mostly as a noun or an adjective ("Fast path for X",
 "Chunk overflow on Y", "Descending sorts") or not at all ("Zod 4.4.0 compat") is a noun
 phrase, and conjugating that word ("fasts path", "chunks overflow", "descends sorts",
@@ -41,6 +42,9 @@ _PARENTHETICAL = re.compile(r"(^|\s)\([^()]*[A-Za-z][^()]*\)")
 # "+", "&", a spaced hyphen ("Advanced Routing - Experimental", "X -> Y") and a colon
 # ("Use redirect: manual") join a title's parts where prose has words.
 _JOINED = re.compile(r"\s[+&]\s|\w\+\w|\s-\s|\s-+>\s|\w:\s")
+# "{Expr/Series}.gather", "{list,arr}.unique": a shell's braces that spell several names
+# in one, which prose spells out.
+_BRACED = re.compile(r"\{[^{}\s]*[,/|][^{}\s]*\}")
 # … but an adverb ending a phrasal verb is no fragment: "keeps previous runs around".
 _TRAILING = (PREPOSITIONS | CONJUNCTIONS | DETERMINERS | {"etc"}) - {
     "around",
@@ -169,7 +173,7 @@ def is_clean(predicate: str) -> bool:
     if adverbs == len(words_) or not (adverbs or _known_verb(words_[0])):
         return False
     prose = _CODE.sub("code", predicate)
-    if _PARENTHETICAL.search(prose) or _JOINED.search(prose):
+    if _PARENTHETICAL.search(prose) or _JOINED.search(prose) or _BRACED.search(prose):
         return False
     second = words_[adverbs + 1] if len(words_) > adverbs + 1 else ""
     if second[:1].isupper() and second.lower() in PREPOSITIONS | SUBORDINATORS:
