@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+import pytest
+
 from digest.compose import compose
 from digest.config import WireConfig
 from digest.model import Activity, Story, Window
@@ -208,3 +210,28 @@ def test_a_title_the_platform_cut_mid_word_is_quoted_without_the_cut_word() -> N
     event = classify_one(change(cut), USERS)
     quoted = quoted_title(event, max_words=12)
     assert quoted == "“Add recurrent gated delta rule custom op for Qwen3.5…”", quoted
+
+
+@pytest.mark.parametrize(
+    ("title", "paths", "named"),
+    [
+        # Go's unexported names: lower camel case
+        ("Implement widgetStaleReader methods properly", ("tsdb/head.go",), False),
+        ("Unexport sortedWidgetRefs", ("tsdb/head.go", "tsdb/head_test.go"), False),
+        ("Fix panic in widgetStaleReader on empty blocks", ("tsdb/head.go",), True),
+        ("Fix stale widgetSigs maps breaking fill_left", ("promql/engine.go",), True),
+        # … which in TypeScript are what users call
+        ("Support `transformWidget` in plugins", ("src/plugin.ts",), True),
+        # Python's private names (polars' "Move/genericize `_balanced_reduce`", pydantic's
+        # "… when synthesizing `_build_sources` …")
+        ("Simplify `_balanced_reduce` in the utils", ("py/widgets/_utils.py",), False),
+        ("Add support for _widget_forward core op", ("backends/ops.py",), True),
+        ("Skip `_unsigned_subtract` for user dtypes", ("src/widgets/ops.c", "py/a.py"), True),
+    ],
+)
+def test_a_change_told_by_a_name_its_code_keeps_private_is_counted_not_named(
+    title: str, paths: tuple[str, ...], named: bool
+) -> None:
+    from digest.reading.classify import classify_one
+
+    assert classify_one(change(title, *paths), USERS).clean is named

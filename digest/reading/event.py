@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -13,6 +14,7 @@ from digest.english.words import parts_of_speech
 from digest.model import Activity, Urgency
 from digest.reading.releases import Release
 from digest.reading.signals import Bump
+from digest.reading.topics import is_doc_path, is_test_path
 
 Kind = Literal[
     "revert",
@@ -107,6 +109,8 @@ class Event:
             return False  # "pre-commit autoupdate": no verb, whatever we'd conjugate
         if self.verb is not None and _misspells_a_name(self.verb, self.activity):
             return False  # "netrify image validation" on netlify/: a typo, not a verb
+        if _about_private_code(self.obj, self.activity):
+            return False  # "implements headStaleIndexReader methods properly"
         return is_clean(self.predicate)
 
     @property
@@ -119,6 +123,37 @@ def commit_count(events: Iterable[Event]) -> int:
     """How many commits `events` are: a back-out absorbs the change it undoes (`linked`),
     and a count says how many landed, so each counts with the ones it absorbed."""
     return sum(1 + len(event.linked) for event in events)
+
+
+# A name its code keeps to itself: Go's unexported one (lower camel case, its visibility by
+# its first letter) and Python's with a leading underscore ("_set_dtype", not "__init__").
+_GO_UNEXPORTED = re.compile(r"(?<![\w.<>'\"*/-])[a-z]+[A-Z][A-Za-z0-9]*\b(?!\()")
+_PY_PRIVATE = re.compile(r"(?<![\w.<>'\"*/-])_[a-z][a-z0-9_]*\b(?<!__)")
+# Faults a user meets, whatever code a title names: those are news.
+_MET_FAULT = re.compile(
+    r"\b(panic|crash|segfault|leak|deadlock|race|hang|corrupt\w*|data loss|error|exception"
+    r"|overflow|break(s|ing)?|wrong|incorrect\w*|spurious)\b",
+    re.I,
+)
+# "support for _cdist_forward core ATen op": an operator's name is its users' to call
+_OPERATOR = re.compile(r"\bop(erator)?s?\b", re.I)
+
+
+def _about_private_code(obj: str, activity: Activity) -> bool:
+    """True when a title's object names code private to the project (`_GO_UNEXPORTED` in a
+    change to Go code, `_PY_PRIVATE` in one to Python) and no fault a user meets nor an
+    operator: its sentence would tell readers of a name they never call."""
+    if _MET_FAULT.search(obj) or _OPERATOR.search(obj):
+        return False
+    code = [f.path for f in activity.files if not is_test_path(f.path) and not is_doc_path(f.path)]
+
+    def only(*endings: str) -> bool:
+        # the convention is the language's: an ATen op's "_cdist_forward" is public in C++
+        return bool(code) and all(p.endswith(endings) for p in code)
+
+    if only(".py", ".pyi") and _PY_PRIVATE.search(obj):
+        return True
+    return only(".go", "go.mod", "go.sum") and _GO_UNEXPORTED.search(obj) is not None
 
 
 def _misspells_a_name(verb: str, activity: Activity) -> bool:
