@@ -415,3 +415,20 @@ def test_a_lede_keeps_a_release_apart_from_a_change_it_does_not_ship() -> None:
     # landed before the cut, it ships in the release: one sentence, no "separately"
     shipped = story_of(before, release)
     assert "separately" not in shipped.lede and "2.13.0" in shipped.lede
+
+
+def test_a_window_of_maintenance_alone_says_so_in_its_headline() -> None:
+    # pytest's "PYTEST BUMPS actions/stale FROM 10.2.0 TO 10.3.0" told every subscriber of
+    # a change none of them sees
+    stale = change(
+        "build(deps): Bump actions/stale from 10.2.0 to 10.3.0", (".github/workflows/stale.yml", 2)
+    )
+    assert story_of(stale).headline == "ONLY DEPENDENCY UPDATES LAND IN WIDGETS"
+    docs = change("docs: clarify the progress output", ("doc/en/how-to/sub.rst", 20), n=1)
+    assert story_of(docs).headline == "ONLY DOCUMENTATION CHANGES LAND IN WIDGETS"
+    assert story_of(stale, docs).headline == "ONLY MAINTENANCE WORK LANDS IN WIDGETS"
+    # one change users see, and the headline is its
+    fix = change("fix: keep trailing zeros in the printed float", ("src/widgets/fmt.py", 12), n=2)
+    told = story_of(stale, docs, fix)
+    assert told.headline.startswith("WIDGETS KEEPS TRAILING ZEROS"), told.headline
+    assert told.checks is not None and told.checks.problems == ()

@@ -31,6 +31,13 @@ def write_headline(
 ) -> tuple[str, tuple[str, ...]]:
     """Each project's lead story as "PROJECT VERBS OBJECT", joined, upper-case (code spans
     keep their case), within `max_chars`; and the `repo@sha` of each lead it tells."""
+    if _maintenance_only(picks):
+        # "PYTEST BUMPS actions/stale FROM 10.2.0 TO 10.3.0" tells every subscriber of a
+        # change none of them sees
+        names = join_words([headline_case(project_name(config, p.repo)) for p in picks])
+        headline = f"{_maintenance_noun(picks)} IN {names}"
+        if len(headline) <= max_chars:
+            return headline, _keys(picks)
     headline = ""
     units = [(headline_case(project_name(config, p.repo)), headline_unit(p)) for p in picks]
     for projects in (3, 2, 1):
@@ -49,6 +56,34 @@ def write_headline(
             if len(headline) <= max_chars:
                 return headline, _keys(told)
     return headline[:max_chars].rsplit(" ", 1)[0], _keys(picks[:1])
+
+
+def _maintenance_only(picks: list[ProjectPick]) -> bool:
+    """True when nothing of the picks reaches users: internal work, housekeeping and
+    routine dependency updates alone (no major or security one of what ships)."""
+    events = [
+        e
+        for p in picks
+        for e in (*(x for u in (*p.units, *p.extra) for x in (u.lead, *u.related)), *p.rest)
+    ]
+    return all(
+        e.bump is not None and not e.bump.stands_alone
+        if e.bump is not None
+        else tier(e) == INTERNAL and e.release is None and e.kind not in ("revert", "reland")
+        for e in events
+    )
+
+
+def _maintenance_noun(picks: list[ProjectPick]) -> str:
+    """What landed, said as plainly as it is one kind: "ONLY DEPENDENCY UPDATES LAND"."""
+    events = [e for p in picks for e in (*p.bumps, *p.trivia, *p.rest)] + [
+        x for p in picks for u in (*p.units, *p.extra) for x in (u.lead, *u.related)
+    ]
+    if all(e.bump is not None for e in events):
+        return "ONLY DEPENDENCY UPDATES LAND"
+    if all(e.trivia == "docs" or e.kind == "docs" for e in events):
+        return "ONLY DOCUMENTATION CHANGES LAND"
+    return "ONLY MAINTENANCE WORK LANDS"
 
 
 def headline_unit(pick: ProjectPick) -> Unit:
