@@ -110,6 +110,12 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "As a result production builds could leave the eager state not working correctly.",
         # what another pull request does: context, not this change's reason
         "PR #3300 drafts the idea of embedding the comparison results into each page.",
+        # where a bug came from, and how "this" is done where the sentence never says what
+        # (svelte's "Regression from #18039 - …", "We can avoid this by checking …")
+        "Regression from #18039 - each await expression needs its own entry, so users wait.",
+        "We can avoid this by checking if a decrement is queued before the batch ends.",
+        "This is fixed by flushing the queue before the users' effects are scheduled.",
+        "Else context is not restored correctly and the expression afterwards breaks for users.",
         # how the change was merged or split off
         "Extracted from #18047 and will self-merge this bit so that runs are kept around.",
         "Didn't include this in the previous commit, in case it causes regressions for users.",

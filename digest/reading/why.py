@@ -200,13 +200,18 @@ _NOT_A_REASON = re.compile(
     # what a piece of code is, not why it changed: "`parsefactories` is the function which …"
     r"|^\W*\S+\W*\s+is\s+(the|a|an)\s+(\w+\s+)?(function|method|class|module|helper|hook|macro"
     r"|file|type|struct|variable|field|parameter)\s+(which|that|used)\b"
-    # what another pull request or issue does: "PR #3300 drafts the idea of …"
-    r"|^\s*(pr|pull\s+request|issue)?\s*#\d+\b"
+    # what another pull request or issue does: "PR #3300 drafts the idea of …"; where a
+    # bug came from: "Regression from #18039 - we need to …"
+    r"|^\s*(pr|pull\s+request|issue)?\s*#\d+\b|^\s*regression\s+(from|of|in|since|by)\s+#\d+"
+    # how the change goes about "this", which the sentence never says: "We can avoid this
+    # by checking if a decrement is queued"
+    r"|\b(avoid|fix|solv|address|handl|prevent|achiev|do|work\s+around)\w*\s+(this|that|it)\s+by\b"
+    r"|\b(this|that|it)\s+is\s+(fixed|solved|done|avoided|achieved|addressed|handled)\s+by\b"
     # a sentence that leans on the one before it, quoted alone: "As a result production
     # build could …", "This means …", "Therefore …"
     r"|^\s*(to\s+(allow|enable|support|do|achieve|make)\s+(this|that)\b|also|additionally"
     r"|consequently|this\s+one|the\s+(pr|change|patch)\s+now|noticed|attempt\s+\d"
-    r"|separately|together|specifically|in\s+(this|that)\s+way|this\s+(time|version)"
+    r"|separately|together|specifically|in\s+(this|that)\s+way|this\s+(time|version)|else"
     r"|(it|they|these|those)\s"
     r"|as\s+a\s+result|this\s+means|that\s+means|therefore|thus|hence|in\s+that\s+case"
     r"|in\s+this\s+case|because\s+of\s+this|due\s+to\s+this)\b"
