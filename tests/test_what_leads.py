@@ -432,3 +432,21 @@ def test_a_window_of_maintenance_alone_says_so_in_its_headline() -> None:
     told = story_of(stale, docs, fix)
     assert told.headline.startswith("WIDGETS KEEPS TRAILING ZEROS"), told.headline
     assert told.checks is not None and told.checks.problems == ()
+
+
+def test_a_change_renamed_later_in_the_window_is_told_by_its_new_names() -> None:
+    added = change("feat: add least() and greatest() scalar functions", ("src/widgets/f.py", 80))
+    renamed = change("Rename greatest, least, to max_of, min_of", ("src/widgets/f.py", 20), n=5)
+    told = story_of(added, renamed)
+    text = " ".join([told.lede, *(s.text for s in told.body)])
+    assert "min_of() and max_of() scalar functions" in text, text
+    assert "least()" not in text and "greatest()" not in text
+    [sentence] = [s for s in told.body if "max_of" in s.text]
+    assert set(sentence.refs) == {1, 2}  # both cited, one sentence
+    assert told.checks is not None and told.checks.problems == ()
+    # renamed before it landed, nothing to fold: each is its own
+    early = change("Rename greatest, least, to max_of, min_of", ("src/widgets/f.py", 20), n=0)
+    late = change(
+        "feat: add least() and greatest() scalar functions", ("src/widgets/f.py", 80), n=5
+    )
+    assert len(story_of(early, late).references) == 2

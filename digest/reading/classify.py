@@ -23,7 +23,13 @@ from digest.reading.audience import (
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event, Kind
 from digest.reading.releases import changeset_files, is_own_version_bump, release_of
-from digest.reading.retell import drop_told_tags, fold_relands, link_reverts, retitle_fork_merges
+from digest.reading.retell import (
+    drop_told_tags,
+    fold_relands,
+    fold_renames,
+    link_reverts,
+    retitle_fork_merges,
+)
 from digest.reading.signals import (
     dependency_bump,
     is_breaking,
@@ -385,4 +391,4 @@ def classify(
         classify_one(a, config.project(a.repo), contexts[a.repo.lower()], readings.get(a.key))
         for a in activities
     ]
-    return fold_relands(retitle_fork_merges(drop_told_tags(link_reverts(events))))
+    return fold_renames(fold_relands(retitle_fork_merges(drop_told_tags(link_reverts(events)))))

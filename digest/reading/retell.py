@@ -207,3 +207,44 @@ def fold_relands(events: list[Event]) -> list[Event]:
             replace(event, relanded=True, withdrawn=False, linked=(*event.linked, again.activity))
         )
     return [e for e in out if e.activity.sha not in absorbed]
+
+
+# "Rename greatest, least, to max_of, min_of", "rename `server.hmr` options to `server.ws`"
+_RENAME = re.compile(r"^rename\s+(?P<old>.+?)\s+(?:to|->|→)\s+(?P<new>.+)$", re.I)
+_NAME_LIST = re.compile(r"\s*(?:,|\band\b|/)\s*")
+
+
+def _names(text: str) -> list[str]:
+    """The names a rename lists ("greatest, least," → greatest, least), bare of code marks."""
+    names = [n.strip(" `'\"").removesuffix("()") for n in _NAME_LIST.split(text.strip(" .,"))]
+    return [n for n in names if n]
+
+
+def fold_renames(events: list[Event]) -> list[Event]:
+    """A change the window adds and a later one renames is told by the names it has at the
+    window's end, both cited: "adds max_of() and min_of() scalar functions [12][14]", where
+    the old names would be a fact the window no longer holds. The rename is folded into it."""
+    renamed: dict[str, Event] = {}
+    absorbed: set[str] = set()
+    for rename in events:
+        match = _RENAME.match(split_title(rename.activity.title).subject)
+        if match is None:
+            continue
+        old, new = _names(match["old"]), _names(match["new"])
+        if len(old) != len(new) or not old:
+            continue
+        words = [re.compile(rf"(?<![\w.]){re.escape(o)}(?![\w])") for o in old]
+        for added in events:
+            earlier = added.activity.landed_at < rename.activity.landed_at
+            if not earlier or added.kind != "feature" or added.repo != rename.repo:
+                continue
+            if added.activity.sha in renamed or not any(w.search(added.obj) for w in words):
+                continue
+            subject, obj = added.subject, added.obj
+            for word, name in zip(words, new, strict=True):
+                subject, obj = word.sub(name, subject), word.sub(name, obj)
+            linked = (*added.linked, rename.activity)
+            renamed[added.activity.sha] = replace(added, subject=subject, obj=obj, linked=linked)
+            absorbed.add(rename.activity.sha)
+            break
+    return [renamed.get(e.activity.sha, e) for e in events if e.activity.sha not in absorbed]
