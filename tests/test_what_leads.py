@@ -411,7 +411,7 @@ def test_a_lede_keeps_a_release_apart_from_a_change_it_does_not_ship() -> None:
     before = change("feat: accept `None` hosts in `build()`", ("src/widgets/net.py", 30), n=0)
     after = change("feat: accept `None` hosts in `build()`", ("src/widgets/net.py", 30), n=2)
     apart = story_of(release, after)
-    assert apart.lede == "Widgets ships 2.13.0; separately, it accepts `None` hosts in `build()`."
+    assert apart.lede == "Widgets ships 2.13.0 and, separately, accepts `None` hosts in `build()`."
     # landed before the cut, it ships in the release: one sentence, no "separately"
     shipped = story_of(before, release)
     assert "separately" not in shipped.lede and "2.13.0" in shipped.lede
@@ -450,3 +450,16 @@ def test_a_change_renamed_later_in_the_window_is_told_by_its_new_names() -> None
         "feat: add least() and greatest() scalar functions", ("src/widgets/f.py", 80), n=5
     )
     assert len(story_of(early, late).references) == 2
+
+
+def test_a_ledes_count_of_back_outs_counts_every_one_of_the_window() -> None:
+    # astro's "in all, one change was backed out" over a window of two back-outs, one of a
+    # change the window itself had landed (no user got it: counted as internal work)
+    fix = change("fix: keep trailing zeros in the printed float", ("src/widgets/fmt.py", 12))
+    withdrawn = change(
+        'Revert "fix: keep trailing zeros in the printed float"', ("src/widgets/fmt.py", 12), n=3
+    )
+    older = change('Revert "feat: stream the reader"', ("src/widgets/read.py", 40), n=4)
+    added = change("feat: add `merge_sorted` for many frames", ("src/widgets/m.py", 90), n=5)
+    lede = story_of(fix, withdrawn, older, added).lede
+    assert lede.endswith("in all, two changes were backed out."), lede

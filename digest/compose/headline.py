@@ -16,7 +16,7 @@ from digest.english.case import headline_case
 from digest.english.numbers import count_word, join_words
 from digest.model import Window
 from digest.rank import INTERNAL, tier
-from digest.reading.event import commit_count
+from digest.reading.event import Event, commit_count
 from digest.select import ProjectPick, Unit, extra_releases
 
 
@@ -218,7 +218,7 @@ def write_lede(
     phrases = [_lede_phrase(u) for u in named]
     if _apart(named):
         # "ships 2.4.6 and stops forwarding …" reads as the release carrying the fix
-        joined = f"{phrases[0]}; separately, it {phrases[1]}"
+        joined = f"{phrases[0]} and, separately, {phrases[1]}"
     else:
         joined = _joined_phrases(phrases)
     sentence = f"{project_name(config, first.repo)} {joined}"
@@ -229,7 +229,16 @@ def write_lede(
         sentence = f"On {topic}, {sentence}"
     elif opening:
         sentence = opening + sentence
-    backed_out = sum(_backed_out(u) for p in picks for u in (*p.units, *p.extra))
+    # every back-out of the window, told, counted or folded as internal work alike
+    backed_out = sum(
+        _backs_out(e)
+        for p in picks
+        for e in (
+            *(x for u in (*p.units, *p.extra) for x in (u.lead, *u.related)),
+            *p.rest,
+            *p.trivia,
+        )
+    )
     if backed_out > sum(_backed_out(u) for u in named) + (len(picks) > 1):
         changes = "change was" if backed_out == 1 else "changes were"
         sentence += f"; in all, {count_word(backed_out)} {changes} backed out"
@@ -250,7 +259,11 @@ def _apart(named: list[Unit]) -> bool:
 
 def _backed_out(unit: Unit) -> bool:
     """True for a back-out that stays out (not relanded within the window)."""
-    return unit.lead.kind == "revert" and not unit.lead.relanded
+    return _backs_out(unit.lead)
+
+
+def _backs_out(event: Event) -> bool:
+    return event.kind == "revert" and not event.relanded
 
 
 def draft_no_news(
