@@ -368,6 +368,24 @@ def test_a_fix_of_what_did_not_work_makes_it_work(subject: str, expected: str) -
 @pytest.mark.parametrize(
     ("subject", "expected"),
     [
+        # vite's "fix: `hmrClient.logger.debug` and `…error` looked different from other …"
+        (
+            "`logger.debug` and `logger.error` looked different from other logs",
+            "fixes `logger.debug` and `logger.error` looking different from other logs",
+        ),
+        ("the overlay seemed frozen on Safari", "fixes the overlay seeming frozen on Safari"),
+    ],
+)
+def test_a_fix_of_how_a_thing_looked_tells_the_fault_as_a_gerund(
+    subject: str, expected: str
+) -> None:
+    assert clause(subject, verb="fix") == expected
+    assert clause(subject, kind="fix") == expected
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
         # polars' "fix: lazy concat horizontal not raising on mismatching heights …"
         (
             "lazy concat horizontal not raising on mismatching heights",

@@ -58,6 +58,9 @@ _ELSEWHERE = (
 )
 _BEYOND = ("Beyond these, {s} {p}", "Besides these, {s} {p}", "Other than these, {s} {p}")
 _NEXT_PROJECT = "Meanwhile, {s} {p}"
+# The openings that link a sentence to the one before, and how many a story uses.
+_LINKING = frozenset({*_SAME_KIND, *_OTHER_KIND, *_ELSEWHERE})
+MAX_LINKS = 2
 PLAIN_OPENING = "{s} {p}"
 _CONNECTIVE = re.compile(r"\b(" + "|".join(CONNECTIVES) + r")\b", re.I)
 OPENINGS = (*_SAME_KIND, *_OTHER_KIND, *_ELSEWHERE, *_BEYOND, _NEXT_PROJECT)
@@ -98,17 +101,23 @@ class Openings:
                 return opening
         return None
 
+    def _spent(self) -> bool:
+        # Readers heard "On top of that", "Separately", "Elsewhere", "Additionally", "Beyond
+        # that" open nearly every sentence: two a story, and the plain subject after.
+        return len(self.used & _LINKING) >= MAX_LINKS
+
     def further(self, *, same_kind: bool = True) -> str:
-        """An opening for another sentence about the same subject; after two, none."""
-        if len(self.used & {*_SAME_KIND, *_OTHER_KIND}) >= 2:
+        """An opening for another sentence about the same subject, while the story has
+        links left (`MAX_LINKS`); then none."""
+        if self._spent():
             return PLAIN_OPENING
         pool = _SAME_KIND if same_kind else _OTHER_KIND
         return self._first_free(pool) or PLAIN_OPENING
 
     def elsewhere(self) -> str:
         """An opening for a sentence that moves to another part of the same project: one
-        of `_ELSEWHERE` once a story, then the plain subject."""
-        if self.used & set(_ELSEWHERE):
+        of `_ELSEWHERE` once a story, while it has links left; then the plain subject."""
+        if self.used & set(_ELSEWHERE) or self._spent():
             return PLAIN_OPENING
         return self._first_free(_ELSEWHERE) or PLAIN_OPENING
 

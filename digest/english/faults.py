@@ -46,6 +46,13 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
     first = bare(title[0]).lower()
     if first in _CLAUSE_VERBS or is_adverb(title[0]) or negation_length(title):
         return None  # an imperative ("Ensure …", "Always …", "Do not …")
+    seemed = next((at for at, w in enumerate(title[1:8], 1) if w in _SEEMED), None)
+    if seemed is not None:
+        # "`a` and `b` looked different from other logs": how they looked was the fault (a
+        # past linking verb, which no plural noun can be mistaken for either)
+        faulty = " ".join(_lowered_opener(title[:seemed]))
+        lemma = verb_lemma(title[seemed]) or title[seemed]
+        return join("fixes", faulty, gerund(lemma), " ".join(title[seemed + 1 :]))
     # "Sort flag …" may be an imperative: only "only applies" (an adverb before a verb that is
     # no noun) says for sure that a subject came first.
     imperative = "VERB" in parts_of_speech(first)
@@ -88,6 +95,10 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
             " ".join(title[at + 1 :]),
         )  # fmt: skip
     return None
+
+
+# Linking verbs in the past: a title that says how something looked or behaved.
+_SEEMED = frozenset({"looked", "seemed", "appeared", "sounded", "felt"})
 
 
 def _negated_verb(title: list[str], at: int) -> tuple[int, str] | None:
