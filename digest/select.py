@@ -128,6 +128,10 @@ def split_news(
     return news, bumps, trivia
 
 
+# How many releases one sentence names and cites.
+MAX_NAMED_RELEASES = 3
+
+
 @dataclass(frozen=True)
 class Unit:
     """One lead event, the related events folded into it, and its significance."""
@@ -147,6 +151,10 @@ class Unit:
     # The first security fix a release unit of the story ships: its sentence reads as one
     # the release ships, not another fix.
     shipped_fix: bool = False
+    # The release of the story that ships this unit's change, as a sentence names it after
+    # the project's name: "8.0.9", "create-vite 9.0.6"; None when none does.
+    shipped_in: str | None = None
+    shipped_by: Activity | None = None  # that release, which the sentence cites with it
 
     @property
     def activities(self) -> tuple[Activity, ...]:
@@ -285,7 +293,7 @@ def group_units(
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
             else:
                 rest.append(event)
-        top = _mark_shipped(top)
+        top = _mark_releases(_mark_shipped(top), shipped)
         extra = tuple(extras)
         picks.append(
             ProjectPick(
@@ -315,6 +323,31 @@ def _mark_shipped(units: list[Unit]) -> list[Unit]:
         if lead.security and lead.release is None and lead.activity.sha in shipped:
             return [*units[:at], replace(unit, shipped_fix=True), *units[at + 1 :]]
     return units
+
+
+def _mark_releases(units: list[Unit], shipped: dict[str, list[Event]]) -> list[Unit]:
+    """`units` with the release of the story that ships each one's change
+    (`Unit.shipped_in`), so that a change the release carries reads as part of it rather
+    than as other news beside it."""
+    label: dict[str, tuple[str, Activity]] = {}
+    for unit in units:
+        releases = (unit.lead, *unit.related)
+        if unit.lead.release is None or len(releases) > MAX_NAMED_RELEASES:
+            continue  # the sentence cites some of many releases: none is named here uncited
+        for release in releases:
+            published = release.release
+            if published is None or published.elsewhere or not published.versions:
+                continue
+            package, version = published.versions[0]
+            for change in shipped.get(release.activity.sha, ()):
+                said = f"{package} {version}" if package else version
+                label.setdefault(change.activity.sha, (said, release.activity))
+    return [
+        replace(u, shipped_in=found[0], shipped_by=found[1])
+        if u.lead.release is None and (found := label.get(u.lead.activity.sha))
+        else u
+        for u in units
+    ]
 
 
 def _highlight(ships: tuple[Event, ...], used: set[str], scores: dict[str, float]) -> Event | None:

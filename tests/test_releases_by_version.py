@@ -866,3 +866,35 @@ def test_a_security_item_cites_each_fix_it_counts() -> None:
     told = story(fixes)
     [item] = [i for i in told.action_items if "security fixes" in i.text]
     assert "three security fixes" in item.text and len(item.refs) == 3, item.text
+
+
+def test_a_change_a_release_ships_says_so_and_cites_the_release() -> None:
+    # vite's week of 2026-04-20: "Away from that", "On another front" before changes that
+    # 8.0.9 shipped cut the release off from what it carried
+    fix = change(
+        VITE, "fix: reject HMR patch requests from other origins", "packages/vite/src/a.ts", n=1
+    )
+    feat = change(VITE, "feat: show the file name in CSS warnings", "packages/vite/src/b.ts", n=2)
+    release = change(VITE, "release: v8.0.9", "packages/vite/CHANGELOG.md", n=3, added=9)
+    later = change(VITE, "fix: keep the HMR port on restart", "packages/vite/src/c.ts", n=4)
+    told = story([fix, feat, release, later])
+    body = [s.text for s in told.body]
+    [first] = [s for s in body if "HMR patch requests" in s]
+    [second] = [s for s in body if "file name in CSS" in s]
+    [third] = [s for s in body if "HMR port" in s]
+    said = sorted(
+        "ships"
+        if "that vite 8.0.9 ships [" in s
+        else "likewise"
+        if "likewise in 8.0.9 [" in s
+        else ""
+        for s in (first, second)
+    )
+    assert said == ["likewise", "ships"], (first, second)
+    assert "8.0.9" not in third  # landed after the cut: no release ships it yet
+    number = {r.title: n for n, r in enumerate(told.references, 1)}[release.title]
+    assert f"[{number}]" in first and f"[{number}]" in second
+    assert not any(
+        s.startswith(("Elsewhere", "Away from that", "Separately")) for s in (first, second)
+    )
+    assert told.checks is not None and told.checks.problems == ()

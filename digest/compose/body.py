@@ -85,6 +85,8 @@ class Openings:
     used: set[str] = field(default_factory=set)
     stand_ins: int = 0  # stand-ins for a repeated subject so far, so they take turns
     quoted: int = 0  # quotations of descriptions so far, so their frames take turns
+    # releases a sentence has said ships its change: the next says "also in 8.0.9"
+    releases_said: set[str] = field(default_factory=set)
 
     def attribution(self) -> str | None:
         """The frame of the story's next quotation (`ATTRIBUTIONS`), or None once every
@@ -250,11 +252,22 @@ def unit_sentence(
         # respects `rules` …", not "ruff respects `rules` … in ty".
         subject = event.product
         area = None if area and topic_key(area) == topic_key(event.product) else area
-    if unit.shipped_fix:
-        opening = PLAIN_OPENING  # the fix the release told before ships: no "Separately, …"
+    if unit.shipped_fix or (unit.shipped_in and opening in (*_ELSEWHERE, *_OTHER_KIND)):
+        # what a release told before ships: no "Separately, …" or "Elsewhere, …"
+        opening = PLAIN_OPENING
     sentence = opening.format(s=subject, p=predicate)
     if area and area not in (unit.dominant_topic, known_topic) and names_a_place(area, event):
         sentence += f" in {area}"
+    if unit.shipped_in and not event.security and event.kind not in ("revert", "reland"):
+        # "a fix that Vite 8.0.9 ships": the release's contents, not other news beside it
+        noun = "fix" if event.kind == "fix" else "change"
+        release = unit.shipped_in if unit.shipped_in[:1].isalpha() else f"{name} {unit.shipped_in}"
+        if openings is not None and unit.shipped_in in openings.releases_said:
+            sentence += f", likewise in {unit.shipped_in}"  # the release was named before
+        else:
+            sentence += f", a {noun} that {release} ships"
+        if openings is not None:
+            openings.releases_said.add(unit.shipped_in)
     if event.security:
         # The advisory, which tells a reader whether it concerns them, unless already said
         advisory = advisory_of(event.activity)
@@ -286,6 +299,8 @@ def unit_sentence(
             if openings:
                 openings.quoted += 1
     own = (*event.linked, event.activity)
+    if unit.shipped_by is not None and unit.shipped_in and unit.shipped_in in sentence:
+        own = (*own, unit.shipped_by)  # the version it names is the release's to state
     sentence += f" {cite_capped(*own)}"
     room = MAX_CITATIONS - len({a.sha for a in own})
     shown = [e.activity for e in unit.related][: max(0, room)]

@@ -22,9 +22,8 @@ from digest.reading.audience import is_fork_merge
 from digest.reading.event import Event
 from digest.reading.releases import product_of
 from digest.reading.titles import is_dependency_bump
-from digest.select import Unit, same_change
+from digest.select import MAX_NAMED_RELEASES, Unit, same_change
 
-MAX_NAMED_RELEASES = 3
 # A lede names this many products' releases at most; the rest it counts.
 MAX_LEDE_PRODUCTS = 12
 # A headline counts the releases of this many products or more ("ships 12 releases").
