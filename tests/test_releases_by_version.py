@@ -898,3 +898,23 @@ def test_a_change_a_release_ships_says_so_and_cites_the_release() -> None:
         s.startswith(("Elsewhere", "Away from that", "Separately")) for s in (first, second)
     )
     assert told.checks is not None and told.checks.problems == ()
+
+
+def test_an_upgrade_names_a_release_cut_after_the_fix_and_waits_for_a_stable_one() -> None:
+    widgets = "acme/widgets"
+    cut = change(widgets, "release: cut 3.12.0", "CHANGELOG.md", "VERSION", n=1)  # a promotion
+    fix = change(widgets, "Update module x/crypto to v0.52.0 [SECURITY]", "go.mod", n=2)
+    candidate = change(
+        widgets, "chore: prepare 3.13.0-rc.0 release", "CHANGELOG.md", "VERSION", n=3, added=40
+    )
+    [item] = [i for i in story([cut, fix, candidate]).action_items if "security" in i.text]
+    # 3.12.0 landed before the fix, and only a candidate carries it: nothing to upgrade to
+    assert "3.12.0" not in item.text and item.urgency == "monitor", item.text
+    assert item.text.startswith(
+        "Upgrade widgets once a stable release carries this security fix, as 3.13.0-rc.0 does"
+    )
+    stable = change(widgets, "Release 3.13.0", "CHANGELOG.md", "VERSION", n=4, added=40)
+    [item] = [i for i in story([cut, fix, candidate, stable]).action_items if "security" in i.text]
+    assert (
+        item.text.startswith("Upgrade widgets to 3.13.0 or later") and item.urgency == "immediate"
+    )

@@ -28,7 +28,7 @@ from digest.compose.phrases import (
     spans_packages,
     topic_of,
 )
-from digest.compose.release import breaking_note, fix_key, versions
+from digest.compose.release import breaking_note, fix_key
 from digest.config import WireConfig, topic_key
 from digest.english.numbers import count_word
 from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech, verb_form
@@ -78,17 +78,33 @@ def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
     first and stable ones before prereleases; empty when only releases whose versions
     nothing says ship them; None when none does."""
     shipped = {e.activity.sha for u in pick.units for e in u.carried}
-    if not any(u.lead.activity.sha in shipped for u in units):
+    landed = [u.lead.activity.landed_at for u in units if u.lead.activity.sha in shipped]
+    if not landed:
         return None
-    releases = sorted(
-        (u for u in pick.units if u.lead.release is not None),
-        key=lambda u: u.lead.activity.landed_at,
+    # Only a release cut after the first fix can carry it, and none cut on another branch
+    # (prometheus' 3.12.0, cut the day before its x/crypto bump landed on main, was named)
+    carrying = sorted(
+        (
+            r
+            for u in pick.units
+            if u.lead.release is not None
+            for r in (u.lead, *u.related)
+            if r.release is not None
+            and not r.release.elsewhere
+            and r.activity.landed_at >= min(landed)
+        ),
+        key=lambda r: r.activity.landed_at,
         reverse=True,
     )
-    # "8.0.4 to 8.0.10" names a range: upgrading means to its last version.
-    latest = [v.rsplit(" to ", 1)[-1] for u in releases for v in reversed(versions(u)[0])]
+    latest = [
+        version + (" (prerelease)" if r.release.prerelease else "")
+        for r in carrying
+        if r.release is not None
+        for package, version in r.release.versions
+        if package is None
+    ]
     # The latest release first, a stable one before any prerelease ("3.12.0", not "3.13.0-rc.0").
-    return sorted(latest, key=lambda v: _PRERELEASE.search(v) is not None)
+    return sorted(dict.fromkeys(latest), key=lambda v: _PRERELEASE.search(v) is not None)
 
 
 def _watched_security(units: list[Unit], pick: ProjectPick) -> bool:
@@ -138,7 +154,11 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
         units = [u for u in units if u.lead.activity.sha in shipped] or units
     these = "this security fix" if count == 1 else "these security fixes"
     watched = _watched(latest, pick)
-    if latest:
+    if latest and _PRERELEASE.search(latest[0]):
+        # only a release candidate carries it: nothing stable to upgrade to yet
+        watched = pick.units[0].lead.project.audience != "maintainers"
+        action = f"Upgrade {name} once a stable release carries {these}, as {latest[0]} does"
+    elif latest:
         action = f"Upgrade {name} to {latest[0]} or later"
     elif latest is not None:  # released, but no version said: the window's releases
         package = _package_of(units, name=name) if count == 1 else None
