@@ -463,3 +463,12 @@ def test_a_ledes_count_of_back_outs_counts_every_one_of_the_window() -> None:
     added = change("feat: add `merge_sorted` for many frames", ("src/widgets/m.py", 90), n=5)
     lede = story_of(fix, withdrawn, older, added).lede
     assert lede.endswith("in all, two changes were backed out."), lede
+
+
+def test_a_bot_update_whose_title_has_no_verb_is_told_as_an_update() -> None:
+    # pytest's "[pre-commit.ci] pre-commit autoupdate": "pytest pre-commits autoupdate"
+    hooks = change("[pre-commit.ci] pre-commit autoupdate", (".pre-commit-config.yaml", 4))
+    hooks = hooks.model_copy(update={"author": "pre-commit-ci[bot]"})
+    told = story_of(hooks)
+    text = " ".join([told.lede, *(s.text for s in told.body)])
+    assert "pre-commits" not in text and "updates dependencies" in text, text

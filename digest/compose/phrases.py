@@ -13,7 +13,8 @@ from digest.config import WireConfig, topic_key
 from digest.english.articles import agree_articles, with_article
 from digest.english.case import acronym_case
 from digest.english.clauses import clause, nominalize, shorten
-from digest.english.clean import is_clean, tidy
+from digest.english.clean import is_clean, knows_verb, tidy
+from digest.english.numbers import count_word
 from digest.english.shapes import split_verb, third_person
 from digest.english.words import parts_of_speech, verb_form, verb_lemma
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
@@ -96,6 +97,11 @@ def event_predicate(
     # A noun-phrase title of a fix says what was fixed ("Out-of-bounds read in X").
     kind = event.title_kind or ("fix" if event.kind == "fix" else None)
     predicate = clause(obj, verb=event.verb, kind=kind)
+    if event.kind == "bump" and event.verb is not None and not knows_verb(event.verb):
+        # "[pre-commit.ci] pre-commit autoupdate" is no "pre-commits autoupdate"
+        count = event.bump.count if event.bump is not None else 1
+        # (a count only where the title gives one: an autoupdate lists its own in its body)
+        return f"updates {count_word(count)} dependencies" if count > 1 else "updates dependencies"
     if not event.clean and event.kind not in ("release", "bump"):
         # A change that leads or must be told though its clause would not read cleanly
         # (`select.nameable`): without its parentheticals and "+", or else by its title,
