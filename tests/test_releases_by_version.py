@@ -918,3 +918,23 @@ def test_an_upgrade_names_a_release_cut_after_the_fix_and_waits_for_a_stable_one
     assert (
         item.text.startswith("Upgrade widgets to 3.13.0 or later") and item.urgency == "immediate"
     )
+
+
+def test_a_release_sentence_that_cites_some_releases_names_the_rest_after_it() -> None:
+    # vite's "Vite 8.0.15, 8.0.16 and 8.1.0-beta.0 are out, four releases in all [1][2][3]"
+    # left readers looking for plugin-legacy 8.1.0-beta.0
+    def release(title: str, folder: str, n: int) -> Activity:
+        return change(VITE, title, f"packages/{folder}/CHANGELOG.md", n=n, added=9)
+
+    releases = [
+        release("release: v8.0.15", "vite", 1),
+        release("release: v8.0.16", "vite", 2),
+        release("release: v8.1.0-beta.0", "vite", 3),
+        release("release: plugin-legacy@8.1.0-beta.0", "plugin-legacy", 4),
+    ]
+    told = story(releases)
+    body = " ".join(s.text for s in told.body)
+    for version in ("8.0.15", "8.0.16", "8.1.0-beta.0", "plugin-legacy 8.1.0-beta.0"):
+        assert version in body, body
+    assert {r.title for r in told.references} >= {a.title for a in releases}
+    assert told.checks is not None and told.checks.problems == ()

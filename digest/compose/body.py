@@ -28,7 +28,12 @@ from digest.compose.phrases import (
     quoted_title,
     spans_packages,
 )
-from digest.compose.release import cited_releases, highlight_clause, release_predicate
+from digest.compose.release import (
+    cited_releases,
+    further_releases,
+    highlight_clause,
+    release_predicate,
+)
 from digest.compose.slots import related_clause, unit_slots
 from digest.config import topic_key
 from digest.english.numbers import count_word, join_words
@@ -214,7 +219,8 @@ def unit_sentence(
     if event.release is not None:
         sentence = opening.format(s=name, p=release_predicate(unit))
         sentence += f" {cite(*(e.activity for e in cited_releases(unit)))}"
-        return f"{sentence}{highlight_clause(unit, name=name, max_words=max_words)}."
+        more = further_releases(unit, name=name)
+        return f"{sentence}{highlight_clause(unit, name=name, max_words=max_words)}.{more}"
     if event.kind == "revert" and event.linked:
         original = event.linked[0]
         when = _since_original(event.activity.landed_at, original.landed_at)
