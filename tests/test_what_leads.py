@@ -472,3 +472,30 @@ def test_a_bot_update_whose_title_has_no_verb_is_told_as_an_update() -> None:
     told = story_of(hooks)
     text = " ".join([told.lede, *(s.text for s in told.body)])
     assert "pre-commits" not in text and "updates dependencies" in text, text
+
+
+def test_a_change_to_a_product_of_the_repository_keeps_its_credit_when_joined() -> None:
+    # vite's "It uses `moduleResolution: nodenext` …" of a feat(create-vite) change, joined
+    # into a sentence about the project
+    titles = (
+        "feat: stream the reader in chunks",
+        "fix: keep trailing zeros in the printed float",
+        "feat: add `merge_sorted` for many frames",
+        "fix: close the file handle after a failed read",
+        "feat: support gzip input",
+        "fix: reject empty frame names",
+        "feat: allow custom separators",
+        "fix: keep column order on join",
+    )
+    work = [change(t, (f"src/widgets/p{n}.py", 90 - n), n=n * 8) for n, t in enumerate(titles)]
+    template = change(
+        "feat(create-widget): use Oxlint for react templates",
+        ("packages/create-widget/template-react/package.json", 30),
+        ("packages/create-widget/src/index.ts", 20),
+        n=70,
+    )
+    week = Window(since=START, until=START + timedelta(days=7))
+    told = compose([*work, template], config=CONFIG, window=week)
+    [sentence] = [s.text for s in told.body if "Oxlint" in s.text]
+    assert re.search(r"(^|, )create-widget uses Oxlint", sentence), sentence
+    assert told.checks is not None and told.checks.problems == ()

@@ -219,7 +219,7 @@ def unit_sentence(
     if event.release is not None:
         sentence = opening.format(s=name, p=release_predicate(unit))
         sentence += f" {cite(*(e.activity for e in cited_releases(unit)))}"
-        more = further_releases(unit, name=name)
+        more = further_releases(unit)
         return f"{sentence}{highlight_clause(unit, name=name, max_words=max_words)}.{more}"
     if event.kind == "revert" and event.linked:
         original = event.linked[0]

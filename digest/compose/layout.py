@@ -85,8 +85,7 @@ def write_day_body(
                 )
             )
         named, counted = _split_extras([*units[len(major) :], *pick.extra], keep=3 if detail else 2)
-        phrases = [unit_phrase(u, max_words=10 if detail else 7) for u in named]
-        sentences += pack_phrases(phrases, name=name, openings=openings)
+        sentences += _packed(named, name=name, openings=openings, max_words=10 if detail else 7)
         sentences += summary_sentences(
             pick,
             name=name,
@@ -233,8 +232,23 @@ def _section(
         )
         for position, unit in enumerate(units[:own])
     ]
-    phrases = [unit_phrase(u, max_words=min(words, 10)) for u in units[own:]]
-    return sentences + pack_phrases(phrases, name=name, openings=openings)
+    return sentences + _packed(units[own:], name=name, openings=openings, max_words=min(words, 10))
+
+
+def _packed(units: list[Unit], *, name: str, openings: Openings, max_words: int) -> list[str]:
+    """Units joined into sentences, under the project's name or their product's: a change
+    to create-vite packed under "Vite" read as Vite's own."""
+    by_subject: dict[str, list[Unit]] = {}
+    for unit in units:
+        product = unit.lead.product if unit.lead.release is None else None
+        by_subject.setdefault(product or name, []).append(unit)
+    return [
+        sentence
+        for subject, group in by_subject.items()
+        for sentence in pack_phrases(
+            [unit_phrase(u, max_words=max_words) for u in group], name=subject, openings=openings
+        )
+    ]
 
 
 def story_seed(picks: list[ProjectPick]) -> int:

@@ -419,25 +419,29 @@ def unit_phrase(unit: Unit, *, max_words: int) -> str:
     return f"{predicate} {cite(*unique[:3])}"
 
 
-def further_releases(unit: Unit, *, name: str) -> str:
+def further_releases(unit: Unit) -> str:
     """The sentence after a release sentence that names the unit's releases it could not
     cite ("plugin-legacy 8.1.0-beta.0 is out as well [4]."), when there are at most as
     many as a sentence cites and each has a version; else "". A sentence that names three
     of "four releases in all" left readers looking for the fourth."""
     cited = {e.activity.sha for e in cited_releases(unit)}
-    rest = [e for e in (unit.lead, *unit.related) if e.activity.sha not in cited]
+    # the project's own are named all, by range when many ("5.55.2 to 5.55.5"): only a
+    # package's release can be left out
+    rest = [e for e in (unit.lead, *unit.related) if e.activity.sha not in cited and not _own(e)]
     if not rest or len(rest) > MAX_NAMED_RELEASES:
         return ""
     if any(e.release is None or not e.release.versions for e in rest):
         return ""
     named = list(
         dict.fromkeys(
-            (f"{_name(package)} {version}" if package else f"{name} {version}")
-            + (" (prerelease)" if e.release.prerelease else "")
+            f"{_name(package)} {version}" + (" (prerelease)" if e.release.prerelease else "")
             for e in sorted(rest, key=lambda e: e.activity.landed_at)
             if e.release is not None
             for package, version in e.release.versions
+            if package is not None
         )
     )
+    if not named:
+        return ""
     verb = "is" if len(named) == 1 else "are"
     return f" {join_words(named)} {verb} out as well {cite(*(e.activity for e in rest))}."
