@@ -10,6 +10,7 @@ typos, lint, housekeeping) and internal work (`split_news`). How long a story ma
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -325,6 +326,10 @@ def _mark_shipped(units: list[Unit]) -> list[Unit]:
     return units
 
 
+# A candidate's version: "3.13.0-rc.1", "8.1.0-beta.0", "2.0.0a1".
+_CANDIDATE = re.compile(r"\d[-.]?(rc|alpha|beta|a|b|pre|dev)\.?\d*$", re.I)
+
+
 def _mark_releases(units: list[Unit], shipped: dict[str, list[Event]]) -> list[Unit]:
     """`units` with the release of the story that ships each one's change
     (`Unit.shipped_in`), so that a change the release carries reads as part of it rather
@@ -339,6 +344,10 @@ def _mark_releases(units: list[Unit], shipped: dict[str, list[Event]]) -> list[U
             if published is None or published.elsewhere or not published.versions:
                 continue
             package, version = published.versions[0]
+            if published.prerelease or _CANDIDATE.search(version):
+                # a second candidate is cut on its branch: what landed on the default
+                # branch after the first may not be in it
+                continue
             for change in shipped.get(release.activity.sha, ()):
                 said = f"{package} {version}" if package else version
                 label.setdefault(change.activity.sha, (said, release.activity))

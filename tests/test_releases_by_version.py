@@ -938,3 +938,12 @@ def test_a_release_sentence_that_cites_some_releases_names_the_rest_after_it() -
         assert version in body, body
     assert {r.title for r in told.references} >= {a.title for a in releases}
     assert told.checks is not None and told.checks.problems == ()
+
+
+def test_a_change_is_not_said_to_ship_in_a_release_candidate() -> None:
+    # prometheus' "a fix that Prometheus 3.13.0-rc.1 ships" for a change that landed on the
+    # default branch after rc.0 was cut on its branch
+    fix = change(VITE, "fix: keep the HMR port on restart", "packages/vite/src/c.ts", n=1)
+    candidate = change(VITE, "release: v8.1.0-beta.1", "packages/vite/CHANGELOG.md", n=2, added=9)
+    body = " ".join(s.text for s in story([fix, candidate]).body)
+    assert "ships" not in body.replace("is out", "") and "likewise in" not in body, body
