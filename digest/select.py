@@ -10,7 +10,6 @@ typos, lint, housekeeping) and internal work (`split_news`). How long a story ma
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -21,6 +20,7 @@ from digest.english.words import noun_lemma
 from digest.model import Activity, Window
 from digest.rank import carried as carried_by
 from digest.reading.event import Event, commit_count
+from digest.reading.releases import CANDIDATE_VERSION
 from digest.reading.titles import is_dependency_bump
 
 # Titles sharing this much of their content words describe one piece of work.
@@ -183,6 +183,11 @@ class ProjectPick:
     def lead(self) -> Unit:
         return self.units[0]
 
+    @property
+    def told(self) -> tuple[Event, ...]:
+        """The events its units and extras tell: each one's lead, then its related."""
+        return tuple(e for u in (*self.units, *self.extra) for e in (u.lead, *u.related))
+
 
 def _title_words(event: Event) -> set[str]:
     return content_words(event.subject.replace("_", " "))
@@ -326,10 +331,6 @@ def _mark_shipped(units: list[Unit]) -> list[Unit]:
     return units
 
 
-# A candidate's version: "3.13.0-rc.1", "8.1.0-beta.0", "2.0.0a1".
-_CANDIDATE = re.compile(r"\d[-.]?(rc|alpha|beta|a|b|pre|dev)\.?\d*$", re.I)
-
-
 def _mark_releases(units: list[Unit], shipped: dict[str, list[Event]]) -> list[Unit]:
     """`units` with the release of the story that ships each one's change
     (`Unit.shipped_in`), so that a change the release carries reads as part of it rather
@@ -344,7 +345,7 @@ def _mark_releases(units: list[Unit], shipped: dict[str, list[Event]]) -> list[U
             if published is None or published.elsewhere or not published.versions:
                 continue
             package, version = published.versions[0]
-            if published.prerelease or _CANDIDATE.search(version):
+            if published.prerelease or CANDIDATE_VERSION.search(version):
                 # a second candidate is cut on its branch: what landed on the default
                 # branch after the first may not be in it
                 continue

@@ -35,6 +35,7 @@ from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech, ve
 from digest.model import Urgency
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event
+from digest.reading.releases import CANDIDATE_VERSION
 from digest.reading.why import quotation
 from digest.select import ProjectPick, Unit, same_change
 from digest.untrusted import clean_fragment
@@ -70,7 +71,7 @@ def _cite_each(units: list[Unit]) -> str:
     return cite(*landings[:MAX_CITATIONS])
 
 
-_PRERELEASE = re.compile(r"\d[-.]?(rc|alpha|beta|a|b|pre|dev)\.?\d*\b|\(prerelease\)", re.I)
+_PRERELEASE = re.compile(rf"{CANDIDATE_VERSION.pattern}|\(prerelease\)", re.I)
 
 
 def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
@@ -141,8 +142,7 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     who run the default branch itself (`Project.audience`)."""
     latest = _shipped_in(units, pick)
     # Every security fix of the project counts, folded into a unit or left unnamed.
-    everything = [e for u in (*pick.units, *pick.extra) for e in (u.lead, *u.related)]
-    fixes = [e for e in (*everything, *pick.rest) if e.security and e.release is None]
+    fixes = [e for e in (*pick.told, *pick.rest) if e.security and e.release is None]
     count = len({fix_key(e) for e in fixes}) or len(units)
     carried: list[Event] = []
     if latest is not None:

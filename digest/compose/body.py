@@ -217,9 +217,10 @@ def unit_sentence(
         sentence = opening.format(s=name, p=predicate)
         return f"{sentence} {cite_capped(*unit.activities)}."
     if event.release is not None:
+        cited = cited_releases(unit)
         sentence = opening.format(s=name, p=release_predicate(unit))
-        sentence += f" {cite(*(e.activity for e in cited_releases(unit)))}"
-        more = further_releases(unit)
+        sentence += f" {cite(*(e.activity for e in cited))}"
+        more = further_releases(unit, cited)
         return f"{sentence}{highlight_clause(unit, name=name, max_words=max_words)}.{more}"
     if event.kind == "revert" and event.linked:
         original = event.linked[0]

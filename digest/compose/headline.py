@@ -22,7 +22,7 @@ from digest.select import ProjectPick, Unit, extra_releases
 
 def news(picks: list[ProjectPick]) -> int:
     """How many changes the story tells of, its folded dependency bumps and trivia aside."""
-    told = [e for p in picks for u in (*p.units, *p.extra) for e in (u.lead, *u.related)]
+    told = [e for p in picks for e in p.told]
     return sum(p.landed - len(p.bumps) - len(p.trivia) for p in picks) - extra_releases(told)
 
 
@@ -61,11 +61,7 @@ def write_headline(
 def _maintenance_only(picks: list[ProjectPick]) -> bool:
     """True when nothing of the picks reaches users: internal work, housekeeping and
     routine dependency updates alone (no major or security one of what ships)."""
-    events = [
-        e
-        for p in picks
-        for e in (*(x for u in (*p.units, *p.extra) for x in (u.lead, *u.related)), *p.rest)
-    ]
+    events = [e for p in picks for e in (*p.told, *p.rest)]
     return all(
         e.bump is not None and not e.bump.stands_alone
         if e.bump is not None
@@ -76,9 +72,7 @@ def _maintenance_only(picks: list[ProjectPick]) -> bool:
 
 def _maintenance_noun(picks: list[ProjectPick]) -> str:
     """What landed, said as plainly as it is one kind: "ONLY DEPENDENCY UPDATES LAND"."""
-    events = [e for p in picks for e in (*p.bumps, *p.trivia, *p.rest)] + [
-        x for p in picks for u in (*p.units, *p.extra) for x in (u.lead, *u.related)
-    ]
+    events = [e for p in picks for e in (*p.told, *p.bumps, *p.trivia, *p.rest)]
     if all(e.bump is not None for e in events):
         return "ONLY DEPENDENCY UPDATES LAND"
     if all(e.trivia == "docs" or e.kind == "docs" for e in events):
@@ -230,16 +224,8 @@ def write_lede(
     elif opening:
         sentence = opening + sentence
     # every back-out of the window, told, counted or folded as internal work alike
-    backed_out = sum(
-        _backs_out(e)
-        for p in picks
-        for e in (
-            *(x for u in (*p.units, *p.extra) for x in (u.lead, *u.related)),
-            *p.rest,
-            *p.trivia,
-        )
-    )
-    if backed_out > sum(_backed_out(u) for u in named) + (len(picks) > 1):
+    backed_out = sum(_backs_out(e) for p in picks for e in (*p.told, *p.rest, *p.trivia))
+    if backed_out > sum(_backs_out(u.lead) for u in named) + (len(picks) > 1):
         changes = "change was" if backed_out == 1 else "changes were"
         sentence += f"; in all, {count_word(backed_out)} {changes} backed out"
     return sentence + "."
@@ -257,12 +243,8 @@ def _apart(named: list[Unit]) -> bool:
     return change.lead.activity.sha not in shipped
 
 
-def _backed_out(unit: Unit) -> bool:
-    """True for a back-out that stays out (not relanded within the window)."""
-    return _backs_out(unit.lead)
-
-
 def _backs_out(event: Event) -> bool:
+    """True for a back-out that stays out (not relanded within the window)."""
     return event.kind == "revert" and not event.relanded
 
 

@@ -419,15 +419,16 @@ def unit_phrase(unit: Unit, *, max_words: int) -> str:
     return f"{predicate} {cite(*unique[:3])}"
 
 
-def further_releases(unit: Unit) -> str:
-    """The sentence after a release sentence that names the unit's releases it could not
-    cite ("plugin-legacy 8.1.0-beta.0 is out as well [4]."), when there are at most as
-    many as a sentence cites and each has a version; else "". A sentence that names three
-    of "four releases in all" left readers looking for the fourth."""
-    cited = {e.activity.sha for e in cited_releases(unit)}
+def further_releases(unit: Unit, cited: list[Event]) -> str:
+    """The sentence after a release sentence, which cites `cited` (`cited_releases`), that
+    names the unit's releases it could not cite ("plugin-legacy 8.1.0-beta.0 is out as
+    well [4]."), when there are at most as many as a sentence cites and each has a version;
+    else "". A sentence that names three of "four releases in all" left readers looking for
+    the fourth."""
+    said = {e.activity.sha for e in cited}
     # the project's own are named all, by range when many ("5.55.2 to 5.55.5"): only a
     # package's release can be left out
-    rest = [e for e in (unit.lead, *unit.related) if e.activity.sha not in cited and not _own(e)]
+    rest = [e for e in (unit.lead, *unit.related) if e.activity.sha not in said and not _own(e)]
     if not rest or len(rest) > MAX_NAMED_RELEASES:
         return ""
     if any(e.release is None or not e.release.versions for e in rest):

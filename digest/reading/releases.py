@@ -444,6 +444,8 @@ def _folders(activity: Activity, package: str) -> set[str]:
 
 TAG_PREFIX = "tag:"
 PRERELEASE_LABEL = "prerelease"
+# A candidate's version: "3.13.0-rc.1", "8.1.0-beta.0", "2.0.0a1".
+CANDIDATE_VERSION = re.compile(r"\d[-.]?(rc|alpha|beta|a|b|pre|dev)\.?\d*\b", re.I)
 
 
 def tag_activity(

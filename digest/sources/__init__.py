@@ -58,8 +58,8 @@ def open_source(spec: str, *, repo: str | None = None, **options: Any) -> Source
 
 
 # What a local source (a clone, a recording) gives beside a window, for little: the weeks
-# before it, from which a story learns how the project spells its name and names what a
-# back-out undoes. A network source gives the window alone, each request being paid for.
+# before it, from which a story learns how the project spells its name. A network source
+# gives the window alone, each request being paid for.
 HISTORY = timedelta(days=28)
 
 
