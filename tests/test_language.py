@@ -355,38 +355,12 @@ def test_a_word_as_much_noun_as_verb_opens_a_noun_phrase_unless_titles_use_it_as
 @pytest.mark.parametrize(
     ("subject", "expected"),
     [
+        # what did not work, the fix makes work
         ("pager not working on Windows", "makes pager work on Windows"),
         ("retries not working correctly", "makes retries work correctly"),
         ("the export doesn't work with symlinks", "makes the export work with symlinks"),
-    ],
-)
-def test_a_fix_of_what_did_not_work_makes_it_work(subject: str, expected: str) -> None:
-    assert clause(subject, verb="fix") == expected
-    assert clause(subject, kind="fix") == expected
-
-
-@pytest.mark.parametrize(
-    ("subject", "expected"),
-    [
-        # vite's "fix: `hmrClient.logger.debug` and `…error` looked different from other …"
-        (
-            "`logger.debug` and `logger.error` looked different from other logs",
-            "fixes `logger.debug` and `logger.error` looking different from other logs",
-        ),
-        ("the overlay seemed frozen on Safari", "fixes the overlay seeming frozen on Safari"),
-    ],
-)
-def test_a_fix_of_how_a_thing_looked_tells_the_fault_as_a_gerund(
-    subject: str, expected: str
-) -> None:
-    assert clause(subject, verb="fix") == expected
-    assert clause(subject, kind="fix") == expected
-
-
-@pytest.mark.parametrize(
-    ("subject", "expected"),
-    [
-        # polars' "fix: lazy concat horizontal not raising on mismatching heights …"
+        # what a thing did not do, the fix makes it do (polars' "fix: lazy concat
+        # horizontal not raising on mismatching heights …")
         (
             "lazy concat horizontal not raising on mismatching heights",
             "makes lazy concat horizontal raise on mismatching heights",
@@ -395,8 +369,17 @@ def test_a_fix_of_how_a_thing_looked_tells_the_fault_as_a_gerund(
         ("`skip_batches` not handling negated masks", "makes `skip_batches` handle negated masks"),
         # a state, not a deed: told as it is
         ("config not found when cwd differs", "fixes config not found when cwd differs"),
+        # how a thing looked is the fault, as a gerund (vite's "fix: `hmrClient.logger.debug`
+        # and `…error` looked different from other …")
+        (
+            "`logger.debug` and `logger.error` looked different from other logs",
+            "fixes `logger.debug` and `logger.error` looking different from other logs",
+        ),
+        ("the overlay seemed frozen on Safari", "fixes the overlay seeming frozen on Safari"),
     ],
 )
-def test_a_fix_of_what_a_thing_did_not_do_makes_it_do_it(subject: str, expected: str) -> None:
+def test_a_fix_title_that_states_its_fault_reads_alike_with_its_verb_or_its_type(
+    subject: str, expected: str
+) -> None:
     assert clause(subject, verb="fix") == expected
     assert clause(subject, kind="fix") == expected
