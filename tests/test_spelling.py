@@ -93,7 +93,13 @@ def test_a_sentence_opens_with_a_capital_unless_the_project_keeps_its_name_in_lo
     story = compose(silent, config=WireConfig(), window=window)
     assert story.body[0].text.startswith("Widgetry fixes"), story.body[0].text
     assert "for widgetry" in story.lede, story.lede  # within a sentence, the name as given
-    lower = [change(1, "Add a retry option to the client", "widgetry now retries."), silent[1]]
+    once = [
+        change(1, "Add a retry option to the client", "The widgetry CLI now retries."),
+        silent[1],
+    ]
+    story = compose(once, config=WireConfig(), window=window)
+    assert story.body[0].text.startswith("Widgetry fixes"), story.body[0].text  # one use: thin
+    lower = [*once, change(3, "Document retries", "widgetry is a client.", path="docs/r.md")]
     story = compose(lower, config=WireConfig(), window=window)
     assert story.body[0].text.startswith("widgetry fixes"), story.body[0].text
 
@@ -122,3 +128,14 @@ def test_a_spelling_with_inner_capitals_wins_over_a_plain_capital() -> None:
         change(2, "Add a guide", "WidgetRy is a library."),
     ]
     assert own_spelling("widgetry", activity) == "WidgetRy"
+
+
+def test_a_word_of_english_beside_the_name_is_no_misspelling_of_it() -> None:
+    """"STABILIZES" is two letters from "Stabilizer", and a verb: the story that says
+    "STABILIZER STABILIZES …" is told, not refused as misspelling its project's name."""
+    config = WireConfig(projects=[Project(repo="acme/widgetry", name="Stabilizer")])
+    activity = [change(1, "Stabilize the retry loop", "Retries no longer spin.")]
+    window = Window(since=START, until=START + timedelta(days=1))
+    story = compose(activity, config=config, window=window)
+    assert "STABILIZES" in story.headline, story.headline
+    assert story.checks.canonical_names == 1.0

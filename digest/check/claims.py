@@ -8,6 +8,7 @@ import re
 from functools import lru_cache
 
 from digest.config import WireConfig, topic_key
+from digest.english.words import parts_of_speech
 from digest.model import ActionItem, Sentence, Story, cited_numbers
 from digest.reading.event import Event
 from digest.reading.why import MAX_QUOTE_WORDS, plain
@@ -215,8 +216,8 @@ def _looks_like(token: str, name: str) -> bool:
         return False  # a module or package identifier ("executorch.exir"), not a prose mention
     if a == b:
         return token not in (name, name.upper())
-    if len(b) < 6 or a[:3] != b[:3]:
-        return False
+    if len(b) < 6 or a[:3] != b[:3] or parts_of_speech(a):
+        return False  # a word of English ("PROMOTES" beside "Prometheus") is no misspelling
     return _edit_distance(a, b) <= max(1, len(b) // 3)
 
 

@@ -70,11 +70,21 @@ def prose_spelling(word: str, activities: Iterable[Activity]) -> str | None:
     return spelled.most_common(1)[0][0]
 
 
+# How often the prose must write a name in lower case before a sentence opens with it so.
+_KEEPS_LOWER_CASE = 2
+
+
 def opens_with_capital(name: str, activities: Iterable[Activity]) -> bool:
     """True when a sentence should open with `name` capitalized ("Prometheus fixes …"): the
-    name is in lower case and the activities' prose never writes it so, which a project
-    that keeps its name lower case even there ("pytest is …") would."""
-    return name.islower() and not _prose_uses(name, activities)[name]
+    name is in lower case and the activities' prose does not keep it so. A project that
+    keeps its name lower case even there ("pytest is …") writes it so again and again; one
+    use ("the vite dev server") against none with a capital is too little to start a
+    sentence in lower case on."""
+    if not name.islower():
+        return False
+    uses = _prose_uses(name, activities)
+    lower = uses[name]
+    return lower < _KEEPS_LOWER_CASE or lower < uses.total() - lower
 
 
 def with_own_spellings(config: WireConfig, activities: Iterable[Activity]) -> WireConfig:
