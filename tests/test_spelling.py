@@ -131,7 +131,7 @@ def test_a_spelling_with_inner_capitals_wins_over_a_plain_capital() -> None:
 
 
 def test_a_word_of_english_beside_the_name_is_no_misspelling_of_it() -> None:
-    """"STABILIZES" is two letters from "Stabilizer", and a verb: the story that says
+    """The headline word "STABILIZES" is two letters from "Stabilizer", and a verb: the story that says
     "STABILIZER STABILIZES …" is told, not refused as misspelling its project's name."""
     config = WireConfig(projects=[Project(repo="acme/widgetry", name="Stabilizer")])
     activity = [change(1, "Stabilize the retry loop", "Retries no longer spin.")]
