@@ -87,6 +87,20 @@ def test_a_clause_of_a_sentence_too_long_to_quote_is_quoted_when_it_stands_alone
     )
 
 
+def test_a_clause_the_next_one_leans_back_on_is_never_quoted_alone() -> None:
+    """The point of "… its own module-scope variable — this shrinks the output" is after
+    the dash: the clause before it, quoted alone, stops before it."""
+    setup = (
+        "Identical templates hoisted from different fragments, elements or branches now "
+        "share a single factory instead of each emitting its own module-scope variable"
+    )
+    for after in ("this shrinks the generated output", "otherwise every page parses it again"):
+        assert quotation(f"{setup} — {after}.", "perf: dedupe hoisted templates") is None
+    # a clause that stands alone is still quoted
+    alone = f"{setup} — Nobody relied on the old variables in any released widget version."
+    assert quotation(alone, "perf: dedupe hoisted templates") is not None
+
+
 def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_a_citation() -> (
     None
 ):
@@ -133,6 +147,12 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "Consequently the widgets inside no longer update and cause warnings for users.",
         "It handles building the runner, pushing it to the device and failing fast for users.",
         "Applied across all thirty node functions of the compiler to stop the crashes.",
+        # what the change is not, what already was, and its scope or size
+        "The goal is not to make the widget server fully runtime agnostic for users.",
+        "That path is already supported through the widget config and its users' hooks.",
+        "The default hook returns true, preserving existing behavior for widget subclasses.",
+        "This is done for conv, depthwise conv, transpose conv and bmm so users can plan.",
+        "This is a substantial commit which introduces shaders via custom ops for users.",
         "A common pattern from the CI logs of the jobs that failed is the following",
         # code as the subject, or too much code to read
         "resetCounters used clear() to recycle maps, so the loop failed on the next pass.",

@@ -220,7 +220,17 @@ _NOT_A_REASON = re.compile(
     # a fragment with no subject: "Applied across all ~30 functions …", "Built in the …"
     r"|^\s*(applied|built|verified|validated|added|moved)\s"
     # an aside or a list's dash: "(because the batch …)", "— Unify and …"
-    r"|^\s*[(\[—–-]",
+    r"|^\s*[(\[—–-]"
+    # what the change is not, or what already was: "The goal is not to make serve fully
+    # runtime agnostic", "That path is already supported through …", "The default hook
+    # returns true, preserving existing behavior"; its scope or size: "This is done for
+    # conv, …", "This is a substantial commit which introduces …"
+    r"|\b(goal|aim|intent|point)\s+(is|was)\s+not\b|\bnon-?goals?\b"
+    r"|\b(is|are|was|were)\s+already\s+(supported|possible|handled|covered|done|available)\b"
+    r"|\bpreserv\w*\s+(the\s+)?(existing|current|previous|old)\s+behaviou?r\b"
+    r"|^\s*this\s+is\s+done\s+for\b"
+    r"|^\s*this\s+is\s+an?\s+(substantial|large|big|small|minor|quick|simple)\s+"
+    r"(commit|pr|change|patch)\b",
     re.I,
 )
 
@@ -328,6 +338,10 @@ def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> st
 
 # Where a sentence's independent clauses meet: a spaced dash or a semicolon.
 _CLAUSE_BREAK = re.compile(r"\s+[-–—]\s+|;\s+")
+# A clause that says what the one before it brings about, pointing back at it.
+_LEANS_BACK = re.compile(
+    r"(this|that|which|so|otherwise|thus|hence|therefore|else|and\s+(this|that|so))\b", re.I
+)
 
 
 def _clause_of(sentence: str, title: str, max_words: int) -> str | None:
@@ -336,7 +350,13 @@ def _clause_of(sentence: str, title: str, max_words: int) -> str | None:
     clauses = [c.strip(" .,") for c in _CLAUSE_BREAK.split(sentence)]
     if len(clauses) < 2:
         return None
-    fitting = [c for c in clauses if 6 <= len(c.split()) <= max_words and c[:1] != "("]
+    # A clause that the next one leans back on ("… module-scope variable — this shrinks the
+    # output", "… must carry a label — otherwise allocation fails") stops before its point.
+    following = [*clauses[1:], ""]
+    standing = [
+        c for c, after in zip(clauses, following, strict=True) if not _LEANS_BACK.match(after)
+    ]
+    fitting = [c for c in standing if 6 <= len(c.split()) <= max_words and c[:1] != "("]
     for clause in sorted(fitting, key=lambda c: not _states_effect(c)):
         if said := _quotable(clause, title, max_words):
             return said
