@@ -90,15 +90,13 @@ HOUSEKEEPING = frozenset({"housekeeping", *NAMED_HOUSEKEEPING, "lint"})
 
 
 def is_folded_trivia(event: Event, fold_trivia: bool) -> bool:
-    """True for a change counted instead of told: housekeeping always, and in a longer
-    window (`fold_trivia`) other trivia and internal work (tests, CI, tooling, refactors)."""
+    """True for a change counted instead of told while other news fills the story
+    (`split_news`): trivia (docs wording, lint, housekeeping) and internal work (tests, CI,
+    tooling, refactors) in every window, a quiet one's too: a link fix in CONTRIBUTING.md
+    never shares a quiet week's lede with a fix users meet."""
     if event.must_act or event.release is not None:
         return False
-    return (
-        event.trivia in HOUSEKEEPING
-        or event.internal  # never a sentence while users' news fills the story (`split_news`)
-        or (fold_trivia and bool(event.trivia))
-    )
+    return bool(event.trivia) or event.internal
 
 
 def split_news(
@@ -106,15 +104,23 @@ def split_news(
 ) -> tuple[list[Event], list[Event], list[Event]]:
     """One project's events as (news, routine bumps, trivia), each in the given order.
 
-    Bumps, housekeeping and, when `fold_trivia`, trivia and internal work are counted
-    instead of told, unless nothing else landed: then trivia is the news, and with no
-    trivia either the bumps are. Internal work is told (after what users see) when too
-    little else landed to fill a story.
+    Bumps, trivia and internal work are counted instead of told, unless nothing else
+    landed that a story can name: then a quiet window (not `fold_trivia`) tells its
+    documentation, typing and lint work, and else its internal work; with none of those,
+    housekeeping is the news, and with no housekeeping either the bumps are.
     """
     bumps = [e for e in events if is_folded_bump(e)]
     trivia = [e for e in events if is_folded_trivia(e, fold_trivia) and not is_folded_bump(e)]
     folded = {id(e) for e in (*bumps, *trivia)}
     news = [e for e in events if id(e) not in folded]
+    if not fold_trivia and not any(nameable(e) for e in news):
+        # A quiet window with no news it can name tells its documentation and typing work,
+        # ahead of internal work ("improves MiSS documentation", not "removes Transformer
+        # Engine from Dockerfile") and of a fix whose title reads too badly to name.
+        told = {id(e) for e in news}
+        told |= {id(e) for e in trivia if e.trivia and e.trivia not in HOUSEKEEPING}
+        news = [e for e in events if id(e) in told]
+        trivia = [e for e in trivia if id(e) not in told]
     internal = [e for e in trivia if not e.trivia]
     # Internal work is told only when nothing users see landed: it never takes a sentence
     # from what they do see.

@@ -308,13 +308,17 @@ def test_trivia_is_told_when_nothing_else_happened() -> None:
     assert len(story.references) == len(_TRIVIA)
 
 
-def test_a_busy_day_counts_its_trivia_and_a_quiet_one_names_it() -> None:
+def test_trivia_beside_news_is_counted_on_a_busy_and_a_quiet_day_alike() -> None:
     busy = [change(n, t, path=p) for n, (t, p) in enumerate(_WORK[:4] + _TRIVIA[:2])]
     told = " ".join(s.text for s in compose(busy, config=WireConfig(), window=span(days=1)).body)
     assert "docstring" not in told and "makes two documentation changes" in told
     quiet = [change(n, t, path=p) for n, (t, p) in enumerate(_WORK[:1] + _TRIVIA[:1])]
-    story = compose(quiet, config=WireConfig(), window=span(days=1))
-    assert "fixes a docstring typo" in " ".join(s.text for s in story.body)
+    told = " ".join(s.text for s in compose(quiet, config=WireConfig(), window=span(days=1)).body)
+    assert "docstring" not in told and "makes a documentation change [2]" in told
+    # with no news beside it, the trivia is what the day tells
+    alone = [change(0, _TRIVIA[0][0], path=_TRIVIA[0][1])]
+    told = " ".join(s.text for s in compose(alone, config=WireConfig(), window=span(days=1)).body)
+    assert "fixes a docstring typo" in told, told
 
 
 def test_a_week_without_topics_is_told_by_theme_and_varies_its_subjects() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from digest.compose.housekeeping import housekeeping_clause
 from digest.config import WireConfig, topic_key
 from digest.english.articles import agree_articles, with_article
 from digest.english.case import acronym_case
@@ -22,6 +23,7 @@ from digest.reading.event import Event
 from digest.reading.title_tags import reads_as_word
 from digest.reading.titles import split_title
 from digest.reading.topics import CI_TOPIC, is_stub_path, is_test_path
+from digest.select import NAMED_HOUSEKEEPING
 from digest.untrusted import clean_fragment
 
 
@@ -91,6 +93,10 @@ def event_predicate(
         if nominal and not headline:
             return f"backs out {nominal}, undoing {quoted_title(event, max_words=max_words)}"
         return f"backs out {backed_out(event, max_words=max_words)}"
+    if event.trivia in NAMED_HOUSEKEEPING:
+        # "includes everyone in people page", "updates evan's x handle": what the house
+        # keeps, said as what it is ("updates its contributor and sponsor pages")
+        return housekeeping_clause(event.trivia, [event])[0]
     obj = _object(event, max_words=max_words)
     if event.kind == "reland" and split_verb(obj)[0] is not None:
         return f"relands {quoted_title(event, max_words=max_words)}"
