@@ -499,3 +499,46 @@ def test_a_change_to_a_product_of_the_repository_keeps_its_credit_when_joined() 
     [sentence] = [s.text for s in told.body if "Oxlint" in s.text]
     assert re.search(r"(^|, )create-widget uses Oxlint", sentence), sentence
     assert told.checks is not None and told.checks.problems == ()
+
+
+def test_housekeeping_and_docs_never_share_a_quiet_lede_with_news_users_meet() -> None:
+    # axum's quiet week: "which prevents `?&` in TypedPath query params and fixes the link
+    # reference for pull request template", a CONTRIBUTING.md link beside a user's fix
+    fix = change("fix: prevent `?&` in typed query params", ("src/widgets/typed.rs", 30))
+    link = change("docs: fix link reference for pull request template", ("CONTRIBUTING.md", 1), n=1)
+    told = story_of(fix, link)
+    assert told.lede == (
+        "A quiet day for Widgets, which prevents `?&` in typed query params; "
+        "one documentation change landed as well."
+    ), told.lede
+    assert not any("template" in s.text for s in told.body), told.body
+
+
+def test_a_people_page_change_is_said_as_what_it_is() -> None:
+    # "which includes everyone in people page", "which updates evan's x handle"
+    people = change("Include everyone in people page", (".github/actions/people/people.py", 9))
+    team = change("docs: update evan's x handle", ("docs/_data/team.js", 1), n=1)
+    for alone in (people, team):
+        told = story_of(alone)
+        assert told.headline.startswith("ONLY "), told.headline
+        assert "updates its contributor and sponsor pages" in told.lede, told.lede
+        assert "everyone" not in told.lede and "handle" not in told.lede, told.lede
+
+
+def test_a_headline_credits_the_product_a_change_is_of() -> None:
+    # "VITE REMOVES TSCONFIG `moduleResolution` OPTION" for a change to create-vite's
+    # templates read as a removal from Vite itself
+    scaffold = change(
+        "fix(create-widgets): remove tsconfig `moduleResolution` option",
+        ("packages/create-widgets/template-react/tsconfig.node.json", 1),
+        ("packages/create-widgets/template-vue/tsconfig.node.json", 1),
+    )
+    told = story_of(scaffold)
+    assert told.headline.startswith("CREATE-WIDGETS REMOVES"), told.headline
+    assert told.lede.endswith("option in create-widgets."), told.lede
+    assert told.body[0].text.startswith("create-widgets removes"), told.body[0].text
+    # a component a title tag names keeps the project's name beside it
+    tsdb = change("tsdb: skip clean series during head compaction", ("tsdb/head.go", 40))
+    told = story_of(tsdb)
+    assert told.headline.startswith("WIDGETS' TSDB SKIPS CLEAN SERIES"), told.headline
+    assert "in tsdb" not in told.lede, told.lede

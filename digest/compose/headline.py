@@ -39,7 +39,7 @@ def write_headline(
         if len(headline) <= max_chars:
             return headline, _keys(picks)
     headline = ""
-    units = [(headline_case(project_name(config, p.repo)), headline_unit(p)) for p in picks]
+    units = [(_headline_subject(config, p), headline_unit(p)) for p in picks]
     for projects in (3, 2, 1):
         told = picks[:projects]
         for max_words in (9, 7, 5, 4, 3):
@@ -80,6 +80,23 @@ def _maintenance_noun(picks: list[ProjectPick]) -> str:
     return "ONLY MAINTENANCE WORK LANDS"
 
 
+def _product(unit: Unit) -> str | None:
+    """The product of the repository a unit's change is news of ("create-vite", "ty"),
+    when it is not the project itself; a release names its own packages."""
+    return unit.lead.product if unit.lead.release is None else None
+
+
+def _headline_subject(config: WireConfig, pick: ProjectPick) -> str:
+    """Who a project's headline clause says acted: the product its lead change is of,
+    named so that the project still shows ("CREATE-VITE REMOVES …", never "VITE REMOVES …"
+    for a template of create-vite; "WIDGETS' TSDB SKIPS …"), else the project."""
+    name = project_name(config, pick.repo)
+    product = _product(headline_unit(pick))
+    if product and name.lower() not in product.lower():
+        product = f"{name}{chr(39) if name.endswith('s') else chr(39) + 's'} {product}"
+    return headline_case(product or name)
+
+
 def headline_unit(pick: ProjectPick) -> Unit:
     """The unit a project's headline clause tells: its lead, unless that is releases no
     version names and news of another kind landed beside them, which says more."""
@@ -116,7 +133,18 @@ def period_words(window: Window) -> tuple[str, str]:
 def _lede_phrase(unit: Unit) -> str:
     if unit.lead.release is not None:
         return release_predicate(unit, lede=True)
-    return event_predicate(unit.lead, max_words=8, headline=True)
+    phrase = event_predicate(unit.lead, max_words=8, headline=True)
+    product = _product(unit)
+    if product and _is_package(product, unit) and product.lower() not in phrase.lower():
+        # the project's name opens the lede: the package the change is of follows it
+        phrase += f" in {product}"
+    return phrase
+
+
+def _is_package(product: str, unit: Unit) -> bool:
+    """True for a product published as a package of its own, named after the project
+    ("create-vite", "widgets-extra"), not a component spelled as a title tag ("tsdb")."""
+    return unit.lead.project.name.lower() in product.lower()
 
 
 def _joined_phrases(phrases: list[str]) -> str:
