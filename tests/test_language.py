@@ -67,6 +67,13 @@ from tests.digest_data import ACTIVITY
         ("Only deepcopy non-updated fields", "only deepcopies non-updated fields"),
         ("Don't link libdl when cross-compiling", "stops linking libdl when cross-compiling"),
         ("Do not skip the fusion pass", "stops skipping the fusion pass"),
+        # only a verb follows "don't", one the lexicon knows as a noun too
+        ("don't error on `{type}` in widget tags", "stops erroring on `{type}` in widget tags"),
+        # a verb after a comma's adverb is conjugated like the first
+        (
+            "Update GPT-QWidget, fully remove AutoWidget",
+            "updates GPT-QWidget, fully removes AutoWidget",
+        ),
         ("Module implements Closeable", "makes Module implement Closeable"),
         ("Cadence tests should retry", "makes Cadence tests retry"),
         ("Addition of new APIs for QNN", "adds new APIs for QNN"),

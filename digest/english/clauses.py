@@ -103,6 +103,13 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
     words = text.split(" ") if text else []
     if kind == "fix" and not verb and len(words) > 2 and words[-1].lower() in ("fix", "fixes"):
         words = words[:-1]  # "`{#await}` and async dependencies fixes": the fixes are ours
+    negated = negation_length(words) if not verb else 0
+    if negated and (stopped := leading_verb(words, negated, loose=True)):
+        return join("stops", gerund(stopped.lemma), " ".join(words[stopped.end :]))
+    if negated < len(words) and negated and words[negated].isalpha() and words[negated].islower():
+        # "fix: don't error on `{type}`": only a verb follows "don't", though the lexicon
+        # knows "error" as a noun alone
+        return join("stops", gerund(words[negated]), " ".join(words[negated + 1 :]))
     # "Issues with X" names the trouble; after a verb ("raise" of "raise error when X"),
     # the trouble is the verb's object
     if (kind == "fix" and not verb and names_trouble(text)) or (kind == "deprecation" and not verb):
@@ -136,9 +143,6 @@ def clause(subject: str, *, verb: str | None = None, kind: str | None = None) ->
         return join(third_person(verb), coordinated(words))
     if not words:
         return "makes an untitled change"
-    negated = negation_length(words)
-    if negated and (stopped := leading_verb(words, negated, loose=True)):
-        return join("stops", gerund(stopped.lemma), " ".join(words[stopped.end :]))
     adverbs = 0
     while adverbs < len(words) - 1 and is_adverb(words[adverbs]):
         adverbs += 1

@@ -286,6 +286,17 @@ def coordinated(words: list[str]) -> str:
     for at in range(1, len(out) - 1):
         joiner = bare(out[at - 1]).lower()
         after_comma = out[at - 1].endswith((",", ";"))
+        if (
+            after_comma
+            and at < len(out) - 2
+            and is_adverb(out[at])
+            and verb_lemma(bare(out[at + 1])) in CHANGE_VERBS
+            and bare(out[at + 1]).islower()
+        ):
+            # "X, fully remove Y": the verb after the comma's adverb
+            verb = bare(out[at + 1])
+            out[at + 1] = out[at + 1].replace(verb, third_person(verb_lemma(verb) or verb), 1)
+            continue
         if not (after_comma or joiner in ("and", "then")) or is_identifier(out[at]):
             continue
         following = bare(out[at + 1]).lower()
