@@ -18,8 +18,8 @@ QUIET_MAX_CHANGES = 3
 # Units a story names: DAY_BUDGET for a day, WEEK_BUDGET for a week, linear in between,
 # then one more for every two further weeks, never more than MAX_BUDGET.
 DAY_BUDGET = 5
-WEEK_BUDGET = 12
-MAX_BUDGET = 16
+WEEK_BUDGET = 8
+MAX_BUDGET = 10
 
 
 def window_days(window: Window) -> int:

@@ -373,7 +373,9 @@ def test_a_week_of_reverts_in_many_topics_watches_the_three_most_significant() -
     numbers = {story.reference(n).number for item in monitor for n in item.refs}  # type: ignore[union-attr]
     assert len(monitor) == 3 and numbers == {8, 7, 6}  # the largest reverts, one a topic
     body = " ".join(s.text for s in story.body)
-    assert "backs out four more changes." in body  # the rest counted, cited by no item
+    # two back-outs named, the other six counted; the one of those an item watches is said
+    assert body.count("backs out “") == 2, body
+    assert "backs out six more changes, one of them cited in the action items." in body
     assert story.checks is not None and story.checks.problems == ()
 
 

@@ -44,11 +44,11 @@ def change(n: int, title: str, *, author: str = "dev", path: str = "src/app/core
     [
         ({"hours": 24}, 1, 5),
         ({"hours": 36}, 1, 5),  # a late run is still a day
-        ({"hours": 37}, 2, 7),
-        ({"days": 3}, 3, 8),
-        ({"days": 7}, 7, 12),
-        ({"weeks": 7}, 49, 15),
-        ({"days": 365}, 365, 16),  # never more than MAX_BUDGET
+        ({"hours": 37}, 2, 6),
+        ({"days": 3}, 3, 6),
+        ({"days": 7}, 7, 8),
+        ({"weeks": 3}, 21, 9),
+        ({"days": 365}, 365, 10),  # never more than MAX_BUDGET
     ],
 )
 def test_the_budget_grows_with_the_window(length: dict, days: int, budget: int) -> None:
@@ -61,7 +61,7 @@ def test_rule_7_limits_scale_with_the_budget_and_relax_for_a_quiet_window() -> N
     day = body_limits(span(days=1), config, changes=20)
     assert (day.min_sentences, day.max_sentences, day.max_words) == (4, 8, 180)
     week = body_limits(span(days=7), config, changes=100)
-    assert (week.min_sentences, week.max_sentences, week.max_words) == (4, 15, 320)
+    assert (week.min_sentences, week.max_sentences, week.max_words) == (4, 11, 240)
     quiet = body_limits(span(days=1), config, changes=2)
     # a sentence a change, one for the counted bumps and one for the counted trivia
     assert (quiet.min_sentences, quiet.max_sentences) == (1, 4)
