@@ -158,8 +158,9 @@ def _joined_phrases(phrases: list[str]) -> str:
             # quotation, and when neither object has an "and" of its own.
             plain = second.startswith(("“", "`")) and " and " not in phrases[0] + second
             return f"{phrases[0]} and {second}" if plain else f"{phrases[0]}, as well as {second}"
-        if " and " in phrases[0]:
-            # "added A and dropped B and backed out C": the comma says where C begins.
+        if " and " in phrases[0] or " and " in phrases[1]:
+            # "added A and dropped B and backed out C", "exports A and fixes B and adds C":
+            # the comma says where the second change begins.
             return f"{phrases[0]}, and {phrases[1]}"
     return join_words(phrases)
 
