@@ -18,7 +18,11 @@ from tests.test_audience import USERS, change
         ("[ET-VK] Fix use-after-free in PrepackNode", "", True),
         # an integer overflow guarding memory, or one the project says an attacker can reach
         ("Fix integer overflow in data loader bounds checks", "", True),
-        ("Fix integer overflow in Vulkan multiply_integers", "An attacker could craft a file.", True),
+        (
+            "Fix integer overflow in Vulkan multiply_integers",
+            "An attacker could craft a file.",
+            True,
+        ),
         # an integer overflow in arithmetic: a wrong result
         ("BUG: fix integer overflow in sum of int8 arrays", "The result wrapped around.", False),
         ("fix: avoid stack overflow on `hot.invalidate()`", "", False),
