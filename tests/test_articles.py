@@ -23,6 +23,9 @@ def _lexicon() -> None:
     ("predicate", "expected"),
     [
         ("adds topk fallback kernel via MPSGraph", "adds a topk fallback kernel via MPSGraph"),
+        # a fault is one of a kind, though the lexicon knows neither noun
+        ("fixes missing init in WidgetSetup", "fixes a missing init in WidgetSetup"),
+        ("avoids unnecessary rechunk when sorting", "avoids an unnecessary rechunk when sorting"),
         (
             "adds overall job status Grafana dashboard",
             "adds an overall job status Grafana dashboard",
@@ -90,6 +93,7 @@ def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) 
         "adds PR-blocking CI for QNN model tests",  # an acronym head
         "adds ENIConfig CRs and base node AZ labels",  # a plural, a name
         "adds tests for X",  # a plural
+        "fixes missing inits in WidgetSetup",  # a plural the lexicon does not know
         "adds the thing",  # determined already
         "adds two kernels",  # a number
         "adds `foo`'s option",  # a possessive

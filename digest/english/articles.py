@@ -146,7 +146,13 @@ def _head(verb: str, object_words: list[str]) -> str | None:
     if not phrase or IDENTIFIER_CHARS.search(phrase[-1].rstrip(",;:")):
         return None
     head = bare(phrase[-1])
-    return head if _is_singular_count_noun(head) else None
+    if _is_singular_count_noun(head):
+        return head
+    # A fault is one of a kind whatever its noun: "a missing init", "an unnecessary
+    # rechunk", though the lexicon knows neither word as a noun
+    unknown = head.isalpha() and head.islower() and not parts_of_speech(head)
+    named_fault = len(phrase) > 1 and bare(phrase[0]).lower() in FAULTS
+    return head if named_fault and unknown and not head.endswith("s") else None
 
 
 def _before_joiner(object_words: list[str]) -> str:
