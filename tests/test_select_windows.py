@@ -321,6 +321,15 @@ def test_trivia_beside_news_is_counted_on_a_busy_and_a_quiet_day_alike() -> None
     assert "fixes a docstring typo" in told, told
 
 
+def test_a_small_week_is_not_sorted_under_headings_of_kinds() -> None:
+    # "Fixes" over one sentence and "Maintenance" over another read as a form
+    story = _week([_WORK[0], _WORK[2], _WORK[5]])
+    assert [heading for heading, _ in story.paragraphs()] == [None], story.paragraphs()
+    told = [s.text for s in story.body]
+    # one kind's changes run together: the fix that leads, then both features
+    assert "crash" in told[0] and "JSON" in told[1] and "TOML" in told[2], told
+
+
 def test_a_week_without_topics_is_told_by_theme_and_varies_its_subjects() -> None:
     story = _week(_WORK)
     headings = [heading for heading, _ in story.paragraphs()]

@@ -32,6 +32,8 @@ IN_BRIEF = "In brief"
 _ANAPHORIC = ("beyond", "besides", "other")
 # A story of at most this many units gives each its own sentence at full detail.
 SMALL_STORY_UNITS = 6
+# A story of at most this many units that no topic splits has no headings of kinds.
+MIN_THEMED_UNITS = 4
 _KIND_THEMES = {"feature": "New and changed", "fix": "Fixes"}
 MAINTENANCE = "Maintenance"
 RELEASES = "Releases"
@@ -162,7 +164,12 @@ def write_sections(
     others = [u for u in pick.units if u not in first]
     groups = _by_topic(others)
     if len(groups) < 2:
-        groups = _by_theme(others)
+        # Kinds ("Fixes", "Maintenance") sort only a story with enough to sort: two
+        # sentences under two headings read as a form.
+        themes = _by_theme(others)
+        # (in the order of their kinds all the same, so that one kind's units run together)
+        alike = [u for _, units in themes for u in units]
+        groups = themes if len(others) > MIN_THEMED_UNITS else [(OTHER, alike)]
     if first:
         groups = [(_first_heading(first), first), *groups]
         groups = [(h, us) for h, us in groups if us]
