@@ -402,6 +402,10 @@ def _updates_another(one: Event, other: Event) -> bool:
     )
 
 
+# How alike two titles of changes in different places must be to be one piece of work.
+ELSEWHERE_SIMILARITY = 0.6
+
+
 def _related(
     lead: Event,
     events: list[tuple[Event, float]],
@@ -422,12 +426,16 @@ def _related(
             continue
         if _updates_another(lead, other):
             continue
+        one_place = other.topics[:1] == lead.topics[:1]
         one_shape = (
             shaped
-            and other.topics[:1] == lead.topics[:1]  # one place: the sentence names it
+            and one_place  # the sentence names the place
             and slots([lead.subject, other.subject]) is not None
         )
-        if one_shape or jaccard(lead_words, words[other.activity.sha]) >= alike:
+        # Titles alike in other places must be nearly one title: "Add turbo quant support"
+        # (MLX) and "Add short function support" (the runtime) are no piece of work.
+        needed = alike if one_place else max(alike, ELSEWHERE_SIMILARITY)
+        if one_shape or jaccard(lead_words, words[other.activity.sha]) >= needed:
             related.append(other)
             used.add(other.activity.sha)
             if len(related) == MAX_RELATED:

@@ -171,3 +171,16 @@ def test_a_slot_never_splits_a_code_span() -> None:
     # numpy's "`inexact [7] and `floating [8] | object_`".
     texts = ["adds typing for `inexact | object_`", "adds typing for `floating | object_`"]
     assert merged_predicate(texts, [change("a", 0), change("b", 1)]) is None
+
+
+def test_titles_alike_in_different_places_are_no_piece_of_work() -> None:
+    # "ExecuTorch's MLX backend adds turbo quant support [3] and short function support [4]"
+    # credited the runtime's change to the MLX backend
+    quant = change("[MLX] Add turbo quant support", 0, path="backends/mlx/quant.py")
+    short = change("Add short function support", 1, path="runtime/platform/compiler.h")
+    week = Window(since=START, until=START + timedelta(days=7))
+    story = compose([quant, short], config=CONFIG, window=week)
+    together = [s.text for s in story.body if len(s.refs) > 1]
+    assert not together, together
+    # a name that ends in "s" owns with the apostrophe alone
+    assert story.body[0].text.startswith("Widgets' MLX backend adds"), story.body[0].text

@@ -30,6 +30,7 @@ from digest.compose.phrases import (
 )
 from digest.compose.release import breaking_note, fix_key
 from digest.config import WireConfig, topic_key
+from digest.english.nouns import possessive
 from digest.english.numbers import count_word
 from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech, verb_form
 from digest.model import Urgency
@@ -130,8 +131,10 @@ def _package_of(units: list[Unit], *, name: str) -> str | None:
     if len(topics) != 1 or (topic := topics.pop()) is None:
         return None
     if kind := collection_of(topic, events[0]):
-        return f"{name}'s {topic} {kind}"
-    return f"{name}'s {topic} package" if all(is_package(topic, e) for e in events) else None
+        return f"{possessive(name)} {topic} {kind}"
+    return (
+        f"{possessive(name)} {topic} package" if all(is_package(topic, e) for e in events) else None
+    )
 
 
 def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[str, Urgency]:
@@ -198,7 +201,9 @@ def breaking_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
         text = f"Check your use of {name} before upgrading: {breaking_note(units[0])}"
         return f"{text} {_cite_each(units)}", "immediate"
     topic = topic_of(event)
-    where = f"{name}'s {topic} backend" if topic and is_backend_area(event, topic) else name
+    where = (
+        f"{possessive(name)} {topic} backend" if topic and is_backend_area(event, topic) else name
+    )
     unreleased = _watched(_shipped_in(units, pick), pick)
     when = "before its next release" if unreleased else "before upgrading"
     text = (

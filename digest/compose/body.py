@@ -36,6 +36,7 @@ from digest.compose.release import (
 )
 from digest.compose.slots import related_clause, unit_slots
 from digest.config import topic_key
+from digest.english.nouns import possessive
 from digest.english.numbers import count_word, join_words
 from digest.model import Activity
 from digest.reading.audience import advisory_of
@@ -244,7 +245,7 @@ def unit_sentence(
         package = is_package(area, event) and not told
         subject, area = (area if package else name), None
     if area and is_backend_area(event, area):
-        subject, area = f"{name}'s {area} backend", None
+        subject, area = f"{possessive(name)} {area} backend", None
     elif (
         area
         and area not in (unit.dominant_topic, known_topic)
@@ -253,7 +254,7 @@ def unit_sentence(
     ):
         # One of a collection is the subject, not a place: "astro's svelte integration
         # keeps props reactive", not "astro keeps props reactive … in svelte".
-        subject, area = f"{name}'s {area} {kind}", None
+        subject, area = f"{possessive(name)} {area} {kind}", None
     elif event.product is not None:
         # A change to a product that lives in the repository is the product's news: "ty
         # respects `rules` …", not "ruff respects `rules` … in ty".

@@ -13,6 +13,7 @@ from digest.compose.phrases import event_predicate, project_name
 from digest.compose.release import counts_packages_only, release_predicate, unit_predicate
 from digest.config import WireConfig
 from digest.english.case import headline_case
+from digest.english.nouns import possessive
 from digest.english.numbers import count_word, join_words
 from digest.model import Window
 from digest.rank import INTERNAL, tier
@@ -93,7 +94,7 @@ def _headline_subject(config: WireConfig, pick: ProjectPick) -> str:
     name = project_name(config, pick.repo)
     product = _product(headline_unit(pick))
     if product and name.lower() not in product.lower():
-        product = f"{name}{chr(39) if name.endswith('s') else chr(39) + 's'} {product}"
+        product = f"{possessive(name)} {product}"
     return headline_case(product or name)
 
 

@@ -15,6 +15,7 @@ from digest.english.articles import agree_articles, with_article
 from digest.english.case import acronym_case
 from digest.english.clauses import clause, nominalize, shorten
 from digest.english.clean import is_clean, knows_verb, tidy
+from digest.english.nouns import possessive
 from digest.english.numbers import count_word
 from digest.english.shapes import split_verb, third_person
 from digest.english.words import parts_of_speech, verb_form, verb_lemma
@@ -367,7 +368,7 @@ def place(event: Event, name: str) -> str:
     if topic is None:
         return name  # "Moshi" of `examples/models/moshi/`: no place a reader follows
     if is_backend_area(event, topic):
-        return f"{name}'s {topic} backend"
+        return f"{possessive(name)} {topic} backend"
     if area_of(event) is None or not names_a_place(topic, event):
         # the object names the topic already ("… support for Gemma 4 31B"), or the topic is
         # a folder of the code ("Assertion in pytest" of `src/_pytest/assertion/`)

@@ -129,3 +129,9 @@ def common_opener(word: str, *, alone: bool = False) -> bool:
         or lowered in FAULT_MODIFIERS
         or noun_lemma(lowered) in PROBLEM_NOUNS  # "Errors in the parser", "Crash on exit"
     )
+
+
+def possessive(name: str) -> str:
+    """`name` owning what follows: "ExecuTorch's", "Widgets'" (a name that ends in "s"
+    takes the apostrophe alone)."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
