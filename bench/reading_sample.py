@@ -2,7 +2,8 @@
 fixed seed from activity files kept out of tuning, new windows each round.
 
 Per file: busy days (five or more commits), quiet days, Monday-to-Monday weeks and one
-four-week window. Each window's story and commits are written by ../shared/tools/beside.py
+four-week window; `--kinds fortnight=4` draws other kinds or counts, two-week windows
+among them. Each window's story and commits are written by ../shared/tools/beside.py
 to OUT/NN-<file>-<since>-<kind>.txt; OUT/index.txt lists them.
 
     .venv/bin/python bench/reading_sample.py OUT --round 5 \
@@ -25,8 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 ACTIVITY = SHARED / "data" / "activity"
 BESIDE = SHARED / "tools" / "beside.py"
-# How many windows of each kind a file gives per round.
-KINDS = {"busy-day": 8, "quiet-day": 2, "week": 4, "four-weeks": 1}
+# How many windows of each kind a file gives per round, and each kind's length in days.
+KINDS = {"busy-day": 8, "quiet-day": 2, "week": 4, "fortnight": 0, "four-weeks": 1}
+LENGTHS = {"busy-day": 1, "quiet-day": 1, "week": 7, "fortnight": 14, "four-weeks": 28}
 
 
 def landed_days(path: Path) -> Counter[date]:
@@ -39,29 +41,32 @@ def landed_days(path: Path) -> Counter[date]:
 
 
 def pick(
-    days: Counter[date], rng: random.Random, read: frozenset[tuple[str, date]] = frozenset()
+    days: Counter[date],
+    rng: random.Random,
+    read: frozenset[tuple[str, date]] = frozenset(),
+    kinds: dict[str, int] | None = None,
 ) -> list[tuple[str, date, int]]:
     """(kind, first day, length in days) of this file's windows for the round, none of
-    them one an earlier round read (`read`): a week or four starts on a Monday while any
-    is left unread, then on any day."""
+    them one an earlier round read (`read`): a longer window starts on a Monday while any
+    is left unread, then on any day. `kinds` says how many of each kind (`KINDS`)."""
+    kinds = KINDS if kinds is None else kinds
     first, last = min(days), max(days)
     every = [first + timedelta(n) for n in range((last - first).days + 1)]
-    busy = [d for d in every if days[d] >= 5]
-    quiet = [d for d in every if 0 < days[d] < 5]
-    weeks = [d for d in every if d + timedelta(7) <= last]
-    fours = [d for d in every if d + timedelta(28) <= last + timedelta(1)]
+    pools = {
+        "busy-day": [d for d in every if days[d] >= 5],
+        "quiet-day": [d for d in every if 0 < days[d] < 5],
+        "week": [d for d in every if d + timedelta(7) <= last],
+        "fortnight": [d for d in every if d + timedelta(14) <= last + timedelta(1)],
+        "four-weeks": [d for d in every if d + timedelta(28) <= last + timedelta(1)],
+    }
     chosen: list[tuple[str, date, int]] = []
-    for kind, pool, length in (
-        ("busy-day", busy, 1),
-        ("quiet-day", quiet, 1),
-        ("week", weeks, 7),
-        ("four-weeks", fours, 28),
-    ):
+    for kind, pool in pools.items():
+        length = LENGTHS[kind]
         fresh = [d for d in pool if (kind, d) not in read]
         mondays = [d for d in fresh if d.weekday() == 0 or length == 1]
         # Days an earlier round used up are made up in weeks: the file still gives its share.
-        short = sum(KINDS[k] for k in ("busy-day", "quiet-day")) - len(chosen)
-        want = min(KINDS[kind] + (short if kind == "week" else 0), len(fresh))
+        short = sum(kinds.get(k, 0) for k in ("busy-day", "quiet-day")) - len(chosen)
+        want = min(kinds.get(kind, 0) + (short if kind == "week" else 0), len(fresh))
         days_ = rng.sample(mondays, min(want, len(mondays)))
         rest = [d for d in fresh if d not in days_]
         days_ += rng.sample(rest, want - len(days_))
@@ -87,22 +92,48 @@ def main() -> None:
     parser.add_argument("--round", type=int, default=1)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
+        "--kinds",
+        nargs="*",
+        default=[],
+        metavar="KIND=N",
+        help=f"windows of each kind a file gives (default {KINDS}), e.g. fortnight=4",
+    )
+    parser.add_argument(
         "--skip", type=Path, nargs="*", default=[], help="earlier rounds' folders: never again"
     )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(f"{args.seed}-{args.round}")
+    kinds = dict(KINDS)
+    if args.kinds:
+        kinds = {k: 0 for k in KINDS}
+        for asked in args.kinds:
+            kind, _, count = asked.partition("=")
+            if kind not in KINDS or not count.isdigit():
+                parser.error(f"--kinds takes KIND=N with KIND one of {', '.join(KINDS)}: {asked}")
+            kinds[kind] = int(count)
     index, number = [], 0
     for stem in args.files:
         path = next(ACTIVITY.glob(f"{stem}*.jsonl"))
-        for kind, day, length in pick(landed_days(path), rng, already_read(args.skip, stem)):
+        drawn = pick(landed_days(path), rng, already_read(args.skip, stem), kinds)
+        for kind, day, length in drawn:
             number += 1
             until = day + timedelta(length)
             name = f"{number:02d}-{stem}-{day}-{kind}.txt"
             text = subprocess.run(
-                [sys.executable, str(BESIDE), str(path), str(day), str(until),
-                 "--wire", str(ROOT / ".venv" / "bin" / "wire")],
-                cwd=ROOT, capture_output=True, text=True, check=True,
+                [
+                    sys.executable,
+                    str(BESIDE),
+                    str(path),
+                    str(day),
+                    str(until),
+                    "--wire",
+                    str(ROOT / ".venv" / "bin" / "wire"),
+                ],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
             (args.out / name).write_text(text, encoding="utf-8")
             index.append(f"{name}\t{path.name}\t{day}..{until}\t{kind}")
