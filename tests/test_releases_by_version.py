@@ -947,3 +947,20 @@ def test_a_change_is_not_said_to_ship_in_a_release_candidate() -> None:
     candidate = change(VITE, "release: v8.1.0-beta.1", "packages/vite/CHANGELOG.md", n=2, added=9)
     body = " ".join(s.text for s in story([fix, candidate]).body)
     assert "ships" not in body.replace("is out", "") and "likewise in" not in body, body
+
+
+def test_a_release_is_said_to_ship_a_change_twice_at_most() -> None:
+    # svelte's "likewise in 5.56.0" three times over read as a form
+    titles = (
+        "feat: show the file name in CSS warnings",
+        "fix: keep the HMR port on restart",
+        "perf: cache resolved aliases between builds",
+        "feat: accept a custom logger in preview",
+    )
+    shipped = [
+        change(VITE, title, f"packages/vite/src/{n}.ts", n=n) for n, title in enumerate(titles, 1)
+    ]
+    release = change(VITE, "release: v8.0.9", "packages/vite/CHANGELOG.md", n=5, added=9)
+    body = " ".join(s.text for s in story([*shipped, release]).body)
+    assert body.count("that vite 8.0.9 ships") + body.count("likewise in 8.0.9") <= 2, body
+    assert body.count("likewise in 8.0.9") <= 1, body

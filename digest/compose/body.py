@@ -91,8 +91,9 @@ class Openings:
     used: set[str] = field(default_factory=set)
     stand_ins: int = 0  # stand-ins for a repeated subject so far, so they take turns
     quoted: int = 0  # quotations of descriptions so far, so their frames take turns
-    # releases a sentence has said ships its change: the next says "also in 8.0.9"
-    releases_said: set[str] = field(default_factory=set)
+    # releases a sentence has said ships its change, once a sentence: the next says
+    # "likewise in 8.0.9", the one after that nothing
+    releases_said: list[str] = field(default_factory=list)
 
     def attribution(self) -> str | None:
         """The frame of the story's next quotation (`ATTRIBUTIONS`), or None once every
@@ -266,16 +267,19 @@ def unit_sentence(
     sentence = opening.format(s=subject, p=predicate)
     if area and area not in (unit.dominant_topic, known_topic) and names_a_place(area, event):
         sentence += f" in {area}"
+    located = sentence  # what the sentence says before a release or a label
     if unit.shipped_in and not event.security and event.kind not in ("revert", "reland"):
         # "a fix that Vite 8.0.9 ships": the release's contents, not other news beside it
         noun = "fix" if event.kind == "fix" else "change"
         release = unit.shipped_in if unit.shipped_in[:1].isalpha() else f"{name} {unit.shipped_in}"
-        if openings is not None and unit.shipped_in in openings.releases_said:
-            sentence += f", likewise in {unit.shipped_in}"  # the release was named before
-        else:
+        times = openings.releases_said.count(unit.shipped_in) if openings is not None else 0
+        if not times:
             sentence += f", a {noun} that {release} ships"
+        elif times == 1:
+            sentence += f", likewise in {unit.shipped_in}"  # the release was named before
+        # (a third time, "likewise in 5.56.0" again read as a form: the sentence says no more)
         if openings is not None:
-            openings.releases_said.add(unit.shipped_in)
+            openings.releases_said.append(unit.shipped_in)
     if event.security:
         # The advisory, which tells a reader whether it concerns them, unless already said
         advisory = advisory_of(event.activity)
@@ -288,7 +292,12 @@ def unit_sentence(
     undoing = event.linked or event.kind in ("revert", "reland")
     # Changes of one shape differing in one slot: one clause, each slot cited.
     if not undoing and (merged := unit_slots(unit, predicate, max_words=max_words)):
-        place = sentence[len(opening.format(s=subject, p=predicate)) :]
+        # (a release that ships the lead may not ship the others: it is left unsaid)
+        kept = sentence if event.security else located
+        releases = openings.releases_said if openings is not None else []
+        if kept is located and unit.shipped_in in releases:
+            releases.remove(unit.shipped_in)  # the next sentence is the first to say it
+        place = kept[len(opening.format(s=subject, p=predicate)) :]
         return f"{opening.format(s=subject, p=merged)}{place}."
     # Related changes a clause of ours tells (", and adds Y [2]") would follow a quotation
     # as if its author said them, and cited bare they would be told by nothing: the clause

@@ -294,8 +294,9 @@ def coordinated(words: list[str]) -> str:
             and bare(out[at + 1]).islower()
         ):
             # "X, fully remove Y": the verb after the comma's adverb
-            verb = bare(out[at + 1])
-            out[at + 1] = out[at + 1].replace(verb, third_person(verb_lemma(verb) or verb), 1)
+            adverbed = bare(out[at + 1])
+            lemma = verb_lemma(adverbed) or adverbed
+            out[at + 1] = out[at + 1].replace(adverbed, third_person(lemma), 1)
             continue
         if not (after_comma or joiner in ("and", "then")) or is_identifier(out[at]):
             continue
