@@ -52,6 +52,7 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
     assert not classify_one(change("upgade Go modules", "go.mod"), USERS).clean
     # a title's opening clause pasted after our verb
     assert not is_clean("fixes For new-style dtypes use the old printing path")
+    assert not is_clean("adds How to swapped in/out features for transposed")
     # braces that spell several names in one, out of code
     assert not is_clean("adds `null_on_oob` in {Expr/Series}.gather")
     assert is_clean("adds `null_on_oob` in `{Expr,Series}.gather`")

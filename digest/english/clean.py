@@ -22,6 +22,7 @@ from digest.english.words import (
     DETERMINERS,
     PARTICLES,
     PREPOSITIONS,
+    RELATIVES,
     SUBORDINATORS,
     TECH_VERBS,
     TITLE_VERBS,
@@ -161,6 +162,10 @@ def knows_verb(lemma: str) -> bool:
 _MAKING = frozenset({"adds", "introduces", "implements", "supports"})
 
 
+# Words that open a question or a how-to, never an object.
+_QUESTIONS = frozenset({"how", "what", "why"}) | RELATIVES
+
+
 def is_clean(predicate: str) -> bool:
     """True when `predicate` opens with a verb the lexicon knows ("astros unable to …" is a
     name conjugated) and has no parenthetical, "+" or "&", or trailing fragment."""
@@ -176,8 +181,10 @@ def is_clean(predicate: str) -> bool:
     if _PARENTHETICAL.search(prose) or _JOINED.search(prose) or _BRACED.search(prose):
         return False
     second = words_[adverbs + 1] if len(words_) > adverbs + 1 else ""
-    if second[:1].isupper() and second.lower() in PREPOSITIONS | SUBORDINATORS:
-        return False  # "fixes For new-style dtypes use …": a title's opening clause pasted
+    if second[:1].isupper() and second.lower() in PREPOSITIONS | SUBORDINATORS | _QUESTIONS:
+        # "fixes For new-style dtypes use …", "adds How to swapped …": a title's opening
+        # clause pasted
+        return False
     alone = len(words_) == adverbs + 2 and second[1:].islower() and second[:1].isupper()
     if alone and words_[adverbs].lower() not in _MAKING:
         return False  # "sets Directory": a title-cased word alone says nothing of what
