@@ -542,3 +542,17 @@ def test_a_headline_credits_the_product_a_change_is_of() -> None:
     told = story_of(tsdb)
     assert told.headline.startswith("WIDGETS' TSDB SKIPS CLEAN SERIES"), told.headline
     assert "in tsdb" not in told.lede, told.lede
+
+
+def test_a_lede_leaves_out_back_outs_of_internal_work_alone() -> None:
+    # "in all, one change was backed out" for a same-day revert of CI work read as news
+    ci = change("ci: cache the wheel builds", (".github/workflows/wheels.yml", 30))
+    undone = change(
+        'Revert "ci: cache the wheel builds"', (".github/workflows/wheels.yml", 30), n=2
+    )
+    added = change("feat: add `merge_sorted` for many frames", ("src/widgets/m.py", 90), n=3)
+    fixed = change("fix: keep trailing zeros in the printed float", ("src/widgets/f.py", 9), n=4)
+    lede = story_of(ci, undone, added, fixed).lede
+    assert "backed out" not in lede, lede
+    # four commits: the feature, the fix, and the CI change with its revert, counted once
+    assert lede.endswith("; one more change and two internal changes landed as well."), lede

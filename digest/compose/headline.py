@@ -24,7 +24,9 @@ from digest.select import ProjectPick, Unit, extra_releases
 def news(picks: list[ProjectPick]) -> int:
     """How many changes the story tells of, its folded dependency bumps and trivia aside."""
     told = [e for p in picks for e in p.told]
-    return sum(p.landed - len(p.bumps) - len(p.trivia) for p in picks) - extra_releases(told)
+    # (a back-out counted as trivia absorbs the change it undoes: both its commits go)
+    folded = sum(commit_count(p.bumps) + commit_count(p.trivia) for p in picks)
+    return sum(p.landed for p in picks) - folded - extra_releases(told)
 
 
 def write_headline(
@@ -253,8 +255,10 @@ def write_lede(
         sentence = f"On {topic}, {sentence}"
     elif opening:
         sentence = opening + sentence
-    # every back-out of the window, told, counted or folded as internal work alike
-    backed_out = sum(_backs_out(e) for p in picks for e in (*p.told, *p.rest, *p.trivia))
+    # every back-out of the window, told, counted or folded as internal work alike, once
+    # one of them undoes what users saw: a same-day revert of CI work is no news to lead on
+    backs = [e for p in picks for e in (*p.told, *p.rest, *p.trivia) if _backs_out(e)]
+    backed_out = len(backs) if any(tier(e) != INTERNAL for e in backs) else 0
     if backed_out > sum(_backs_out(u.lead) for u in named) + (len(picks) > 1):
         changes = "change was" if backed_out == 1 else "changes were"
         sentence += f"; in all, {count_word(backed_out)} {changes} backed out"
