@@ -69,10 +69,15 @@ from tests.digest_data import ACTIVITY
         ("Do not skip the fusion pass", "stops skipping the fusion pass"),
         # only a verb follows "don't", one the lexicon knows as a noun too
         ("don't error on `{type}` in widget tags", "stops erroring on `{type}` in widget tags"),
+        # the only comma between two verb phrases is an "and"
+        (
+            "Implement import allowlist in AutoWidget, limit access in megawidget",
+            "implements import allowlist in AutoWidget and limits access in megawidget",
+        ),
         # a verb after a comma's adverb is conjugated like the first
         (
             "Update GPT-QWidget, fully remove AutoWidget",
-            "updates GPT-QWidget, fully removes AutoWidget",
+            "updates GPT-QWidget and fully removes AutoWidget",
         ),
         ("Module implements Closeable", "makes Module implement Closeable"),
         ("Cadence tests should retry", "makes Cadence tests retry"),
@@ -91,7 +96,7 @@ from tests.digest_data import ACTIVITY
         ("Precompute T1 offset", "precomputes T1 offset"),
         (
             "Add AI policy, update contributing guidelines",
-            "adds AI policy, updates contributing guidelines",
+            "adds AI policy and updates contributing guidelines",
         ),
         ("Build and install shared libraries", "builds and installs shared libraries"),
         ("Split CI into fast and slow gates", "splits CI into fast and slow gates"),

@@ -279,6 +279,14 @@ def _verb_of(word: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _and_for_comma(out: list[str], at: int) -> None:
+    """ "implements X, limits Y" → "implements X and limits Y": the title's comma between
+    two verb phrases, its only one, is an "and" in prose (a list keeps its commas)."""
+    if out[at - 1].endswith(",") and sum(w.endswith(",") for w in out) == 1:
+        out[at - 1] = out[at - 1][:-1]
+        out[at] = f"and {out[at]}"
+
+
 def coordinated(words: list[str]) -> str:
     """The rest of an imperative title, with verbs joined to the first conjugated too:
     "X, add logging" → "X, adds logging"; "X and prevent Y" → "X and prevents Y"."""
@@ -297,6 +305,7 @@ def coordinated(words: list[str]) -> str:
             adverbed = bare(out[at + 1])
             lemma = verb_lemma(adverbed) or adverbed
             out[at + 1] = out[at + 1].replace(adverbed, third_person(lemma), 1)
+            _and_for_comma(out, at)
             continue
         if not (after_comma or joiner in ("and", "then")) or is_identifier(out[at]):
             continue
@@ -308,6 +317,8 @@ def coordinated(words: list[str]) -> str:
             # A verb of change after "and" or a comma is one whatever its form: "and fix X",
             # "and fixed X", ", replace with Y" say "and fixes", "and fixes", ", replaces with".
             out[at] = out[at].replace(word, third_person(verb_lemma(word) or word), 1)
+            if after_comma:
+                _and_for_comma(out, at)
             continue
         if joiner == "and" and word.islower() and following not in PREPOSITIONS | CONJUNCTIONS:
             # A phrasal verb after "and": "and lock down X", "and cleanup the Y" say "and
@@ -340,6 +351,8 @@ def coordinated(words: list[str]) -> str:
         verb = leading_verb(out, at)
         if verb is not None:
             out[at] = out[at].replace(word, third_person(verb.lemma.split()[0]), 1)
+            if after_comma:
+                _and_for_comma(out, at)
     return _and_before_last(" ".join(out))
 
 
