@@ -198,6 +198,12 @@ def test_a_change_that_says_it_breaks_is_immediate(activity: Activity) -> None:
         change("NXP backend: Remove broadcasting restrictions"),
         change("Fix breakage", body="A recent upstream change was breaking our build."),
         change("Tidy the options", body="This is a non-breaking change: old names still work."),
+        # the project's own word that no contract breaks: the flag is experimental
+        change(
+            "fix: disallow frobbing after `await`",
+            body="It's possible that this will be a breaking change (albeit not "
+            "semver-violating, because `experimental`) for some people who frob.",
+        ),
         change("Tidy the client options", labels=("non-breaking",)),
         change("Tidy the client options", labels=("potentially breaking",)),
         change("Tidy the client options", labels=("breaking change?",)),

@@ -62,7 +62,13 @@ _USAGE = re.compile(r"\b(usages?|uses?|calls?)\s+(of|to)\b|\bdeprecated\b.*\bfro
 # What every branch of _STATED_BREAKING spells, under the same flags: a body without it
 # cannot match, and a literal scans a long body twice as fast as the whole pattern.
 _BREAKING_HINT = re.compile(r"breaking|incompatible|public|default rules", re.I)
-_NEGATED = re.compile(r"\b(non|not|no)[- ](bc[- ])?breaking\b|\bis\s+not\s+(a\s+)?breaking\b", re.I)
+_NEGATED = re.compile(
+    r"\b(non|not|no)[- ](bc[- ])?breaking\b|\bis\s+not\s+(a\s+)?breaking\b"
+    # "a breaking change (albeit not semver-violating, because `experimental`)": the
+    # project's own word that no contract breaks
+    r"|\bnot\s+(semver|semantic[- ]version\w*)[- ](violating|major|breaking)\b",
+    re.I,
+)
 
 # ---------------------------------------------------------------- deprecation
 
