@@ -540,6 +540,15 @@ def test_a_checkers_own_settings_are_housekeeping(path: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "path", ["release-plz.toml", "release-please-config.json", "cliff.toml", ".goreleaser.yml"]
+)
+def test_the_release_toolings_own_settings_are_housekeeping(path: str) -> None:
+    # "AXUM WRITES CHANGELOGS MANUALLY" made a release-plz setting the day's headline
+    event = classify_one(change("write changelogs manually", path), USERS)
+    assert event.trivia == "housekeeping"
+
+
+@pytest.mark.parametrize(
     ("title", "internal", "trivia"),
     [
         ("Retrigger CI", True, None),  # an empty commit that runs CI again

@@ -101,7 +101,10 @@ _HOUSEKEEPING_PATH = re.compile(
     r"|deny\.toml|\.?clippy\.toml|\.?rustfmt\.toml|\.?ruff\.toml|\.pre-commit-config\.ya?ml"
     r"|\.eslintrc[^/]*|eslint\.config\.[cm]?[jt]s|\.prettierrc[^/]*|\.prettierignore"
     r"|prettier\.config\.[cm]?js|biome\.jsonc?|\.golangci\.ya?ml|\.flake8|mypy\.ini"
-    r"|pyrefly\.toml|\.clang-format|\.clang-tidy|_?typos\.toml|\.?codecov\.ya?ml)$"
+    r"|pyrefly\.toml|\.clang-format|\.clang-tidy|_?typos\.toml|\.?codecov\.ya?ml"
+    # the release tooling's own settings: how a release is cut, not what it ships
+    r"|release-plz\.toml|\.?release-please[^/]*\.json|cliff\.toml|\.goreleaser\.ya?ml"
+    r"|\.changeset/config\.json)$"
     r"|^\.github/(ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE|FUNDING)",
     re.I,
 )
