@@ -67,6 +67,7 @@ from tests.digest_data import ACTIVITY
         ("Only deepcopy non-updated fields", "only deepcopies non-updated fields"),
         ("Don't link libdl when cross-compiling", "stops linking libdl when cross-compiling"),
         ("Do not skip the fusion pass", "stops skipping the fusion pass"),
+        ("Drop ignored files", "drops ignored files"),  # a participle before a noun
         # only a verb follows "don't", one the lexicon knows as a noun too
         ("don't error on `{type}` in widget tags", "stops erroring on `{type}` in widget tags"),
         # the only comma between two verb phrases is an "and"
@@ -388,6 +389,12 @@ def test_a_word_as_much_noun_as_verb_opens_a_noun_phrase_unless_titles_use_it_as
             "fixes `logger.debug` and `logger.error` looking different from other logs",
         ),
         ("the overlay seemed frozen on Safari", "fixes the overlay seeming frozen on Safari"),
+        # what the code lost is the fault (polars' "fix: Filter at scan dropped in CSPE …")
+        (
+            "Filter at scan dropped in widget pushdown",
+            "fixes filter at scan being dropped in widget pushdown",
+        ),
+        ("cache entries lost on restart", "fixes cache entries being lost on restart"),
     ],
 )
 def test_a_fix_title_that_states_its_fault_reads_alike_with_its_verb_or_its_type(

@@ -15,6 +15,7 @@ from digest.english.words import (
     CONJUNCTIONS,
     MODALS,
     NEGATED_DO,
+    PREPOSITIONS,
     RELATIVES,
     SUBORDINATORS,
     bare,
@@ -46,6 +47,18 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
     first = bare(title[0]).lower()
     if first in _CLAUSE_VERBS or is_adverb(title[0]) or negation_length(title):
         return None  # an imperative ("Ensure …", "Always …", "Do not …")
+    lost = next((at for at, w in enumerate(title[1:5], 1) if w in _LOST), None)
+    # (before a noun it is an adjective: "Drop ignored files")
+    after = bare(title[lost + 1]).lower() if lost is not None and lost + 1 < len(title) else ""
+    if (
+        lost is not None
+        and (not after or after in PREPOSITIONS | SUBORDINATORS)
+        and _subject_before(title, lost)
+    ):
+        # "Filter at scan dropped in CSPE pushdown": what the code lost was the fault (a
+        # participle of losing, which no imperative's object reads as)
+        faulty = " ".join(_lowered_opener(title[:lost]))
+        return join("fixes", faulty, "being", title[lost], " ".join(title[lost + 1 :]))
     seemed = next((at for at, w in enumerate(title[1:8], 1) if w in _SEEMED), None)
     if seemed is not None:
         # "`a` and `b` looked different from other logs": how they looked was the fault (a
@@ -99,6 +112,16 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
 
 # Linking verbs in the past: a title that says how something looked or behaved.
 _SEEMED = frozenset({"looked", "seemed", "appeared", "sounded", "felt"})
+# Participles of what code loses or mangles: "filter at scan dropped in …".
+_LOST = frozenset(
+    {"dropped", "ignored", "lost", "skipped", "discarded", "swallowed", "truncated", "omitted"}
+)
+
+
+def _subject_before(title: list[str], at: int) -> bool:
+    """True when the words before `title[at]` read as a noun phrase: no clause stops inside
+    it, and no comma or code call ends one of its words."""
+    return all(bare(w).lower() not in _STOPS and w[-1:] not in (",", ";", ":") for w in title[:at])
 
 
 def _negated_verb(title: list[str], at: int) -> tuple[int, str] | None:
