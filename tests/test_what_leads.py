@@ -521,8 +521,9 @@ def test_a_people_page_change_is_said_as_what_it_is() -> None:
     for alone in (people, team):
         told = story_of(alone)
         assert told.headline.startswith("ONLY "), told.headline
-        assert "updates its contributor and sponsor pages" in told.lede, told.lede
-        assert "everyone" not in told.lede and "handle" not in told.lede, told.lede
+        body = " ".join(s.text for s in told.body)
+        assert "updates its contributor and sponsor pages" in body, body
+        assert "everyone" not in body and "handle" not in body, body
 
 
 def test_a_headline_credits_the_product_a_change_is_of() -> None:
@@ -535,8 +536,10 @@ def test_a_headline_credits_the_product_a_change_is_of() -> None:
     )
     told = story_of(scaffold)
     assert told.headline.startswith("CREATE-WIDGETS REMOVES"), told.headline
-    assert told.lede.endswith("option in create-widgets."), told.lede
     assert told.body[0].text.startswith("create-widgets removes"), told.body[0].text
+    fix = change("fix: keep trailing zeros in the printed float", ("src/widgets/f.py", 9), n=3)
+    told = story_of(scaffold, fix)
+    assert "`moduleResolution` option in create-widgets" in told.lede, told.lede
     # a component a title tag names keeps the project's name beside it
     tsdb = change("tsdb: skip clean series during head compaction", ("tsdb/head.go", 40))
     told = story_of(tsdb)
@@ -556,3 +559,13 @@ def test_a_lede_leaves_out_back_outs_of_internal_work_alone() -> None:
     assert "backed out" not in lede, lede
     # four commits: the feature, the fix, and the CI change with its revert, counted once
     assert lede.endswith("; one more change and two internal changes landed as well."), lede
+
+
+def test_a_quiet_day_of_one_change_says_it_once_in_headline_and_body() -> None:
+    # "PEFT FIXES DUPLICATED …", "A quiet day for PEFT, whose only change fixes duplicated
+    # …", "PEFT fixes duplicated …": one thing three times over
+    fix = change("fix: keep trailing zeros in the printed float", ("src/widgets/f.py", 9))
+    told = story_of(fix)
+    assert told.headline.startswith("WIDGETS KEEPS TRAILING ZEROS"), told.headline
+    assert told.lede == "A quiet day for Widgets: one change landed.", told.lede
+    assert "trailing zeros" in told.body[0].text, told.body

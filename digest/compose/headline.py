@@ -217,7 +217,9 @@ def write_lede(
                 f"{count_word(landed)} changes, the most notable of which {lead}."
             )
         if landed == 1 and not besides:
-            return f"A quiet {period} for {names}{on}, whose only change {lead}."
+            # The headline names the one change and the body tells it: a lede that named it
+            # too said one thing three times over.
+            return f"A quiet {period} for {names}{on}: one change landed."
         if landed == 1:
             # "besides one internal change, its only change …" contradicts itself
             return f"A quiet {period} for {names}{on}, which {lead}; {join_words(listed)} landed as well."
