@@ -395,6 +395,12 @@ def test_a_word_as_much_noun_as_verb_opens_a_noun_phrase_unless_titles_use_it_as
             "fixes filter at scan being dropped in widget pushdown",
         ),
         ("cache entries lost on restart", "fixes cache entries being lost on restart"),
+        # what is missing goes before the word (pydantic's "`field_name` missing with …")
+        (
+            "`WidgetInfo.name` missing with `validate_json()`",
+            "fixes a missing `WidgetInfo.name` with `validate_json()`",
+        ),
+        ("Headers missing in redirect responses", "fixes missing headers in redirect responses"),
     ],
 )
 def test_a_fix_title_that_states_its_fault_reads_alike_with_its_verb_or_its_type(

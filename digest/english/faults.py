@@ -58,7 +58,15 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
         # "Filter at scan dropped in CSPE pushdown": what the code lost was the fault (a
         # participle of losing, which no imperative's object reads as)
         faulty = " ".join(_lowered_opener(title[:lost]))
-        return join("fixes", faulty, "being", title[lost], " ".join(title[lost + 1 :]))
+        rest = " ".join(title[lost + 1 :])
+        if title[lost] == "missing":
+            # "`field_name` missing with `validate_json()`": a missing thing, before it
+            head = title[0]
+            if head.isalpha() and head[1:].islower():
+                faulty = " ".join([head.lower(), *title[1:lost]])  # no longer the opener
+            plural = faulty.endswith("s") and "`" not in faulty
+            return join("fixes", "missing" if plural else "a missing", faulty, rest)
+        return join("fixes", faulty, "being", title[lost], rest)
     seemed = next((at for at, w in enumerate(title[1:8], 1) if w in _SEEMED), None)
     if seemed is not None:
         # "`a` and `b` looked different from other logs": how they looked was the fault (a
@@ -112,9 +120,11 @@ def fault_statement(title: list[str], *, negated_only: bool = False) -> str | No
 
 # Linking verbs in the past: a title that says how something looked or behaved.
 _SEEMED = frozenset({"looked", "seemed", "appeared", "sounded", "felt"})
-# Participles of what code loses or mangles: "filter at scan dropped in …".
+# Participles of what code loses or mangles: "filter at scan dropped in …", and what it
+# lacks: "`field_name` missing with …".
 _LOST = frozenset(
     {"dropped", "ignored", "lost", "skipped", "discarded", "swallowed", "truncated", "omitted"}
+    | {"missing"}
 )
 
 
