@@ -53,6 +53,8 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
     # a title's opening clause pasted after our verb
     assert not is_clean("fixes For new-style dtypes use the old printing path")
     assert not is_clean("adds How to swapped in/out features for transposed")
+    assert not is_clean("fixes module structure since transformers > 5.5")
+    assert is_clean("fixes `a > b` comparisons of widgets")  # code keeps its signs
     # braces that spell several names in one, out of code
     assert not is_clean("adds `null_on_oob` in {Expr/Series}.gather")
     assert is_clean("adds `null_on_oob` in `{Expr,Series}.gather`")

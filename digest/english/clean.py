@@ -42,7 +42,8 @@ _CODE = re.compile(r"`[^`]*`")
 _PARENTHETICAL = re.compile(r"(^|\s)\([^()]*[A-Za-z][^()]*\)")
 # "+", "&", a spaced hyphen ("Advanced Routing - Experimental", "X -> Y") and a colon
 # ("Use redirect: manual") join a title's parts where prose has words.
-_JOINED = re.compile(r"\s[+&]\s|\w\+\w|\s-\s|\s-+>\s|\w:\s")
+# A comparison sign out of code ("since transformers > 5.5") is a title's shorthand too.
+_JOINED = re.compile(r"\s[+&]\s|\w\+\w|\s-\s|\s-+>\s|\w:\s|\s(?:[<>]=?|[=!]=)\s")
 # "{Expr/Series}.gather", "{list,arr}.unique": a shell's braces that spell several names
 # in one, which prose spells out.
 _BRACED = re.compile(r"\{[^{}\s]*[,/|][^{}\s]*\}")
