@@ -182,8 +182,8 @@ def rank(events: list[Event], weights: Weights = Weights()) -> list[tuple[Event,
 def levels(events: list[Event]) -> dict[int, int]:
     """Each event's tier in its window. A project's releases are told in one sentence: its
     latest release ranks for them all, one tier above the highest must-act change they
-    ship (a release carrying a security fix leads it); the earlier ones rank last. Keyed
-    by `id(event)`."""
+    ship (a release carrying a security fix leads it) or above a security update of a
+    dependency; the earlier ones rank last. Keyed by `id(event)`."""
     found = {id(event): tier(event) for event in events}
     shipped = carried(events)
     for repo in {e.repo for e in events if e.release is not None}:
@@ -193,6 +193,11 @@ def levels(events: list[Event]) -> dict[int, int]:
         )
         ships = [c for r in releases for c in shipped.get(r.activity.sha, ())]
         top = max(map(tier, ships), default=0)
+        # A security update of a dependency is news of the dependency: the project's own
+        # release leads over it, shipped or not ("PROMETHEUS UPDATES MODULE x/crypto" over
+        # the release of the window read as a missed release).
+        if any(e.security and e.bump is not None for e in events if e.repo == repo):
+            top = max(top, SECURITY)
         for release in releases[:-1]:
             found[id(release)] = INTERNAL
         found[id(releases[-1])] = top + 1 if top >= MUST_ACT else RELEASE

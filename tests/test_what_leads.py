@@ -569,3 +569,20 @@ def test_a_quiet_day_of_one_change_says_it_once_in_headline_and_body() -> None:
     assert told.headline.startswith("WIDGETS KEEPS TRAILING ZEROS"), told.headline
     assert told.lede == "A quiet day for Widgets: one change landed.", told.lede
     assert "trailing zeros" in told.body[0].text, told.body
+
+
+def test_a_release_leads_over_a_security_update_of_a_dependency() -> None:
+    # "PROMETHEUS UPDATES MODULE golang.org/x/crypto TO V0.52.0" over the window's release
+    # read as a missed release: the update is the dependency's news
+    release = change("Release 2.13.0", ("pyproject.toml", 1), ("CHANGELOG.md", 40), n=1)
+    update = change(
+        "fix(deps): update module golang.org/x/crypto to v0.52.0 [SECURITY]", ("go.mod", 2), n=3
+    )
+    told = story_of(release, update)
+    assert told.headline == "WIDGETS 2.13.0 IS OUT", told.headline
+    assert "golang.org/x/crypto" in told.lede or any(
+        "golang.org/x/crypto" in s.text for s in told.body
+    ), told
+    # landed after the cut: the item waits for a release that carries it
+    [item] = told.action_items
+    assert item.urgency == "monitor" and "security fix" in item.text, item
