@@ -99,6 +99,11 @@ def test_a_sentence_opens_with_a_capital_unless_the_project_keeps_its_name_in_lo
     ]
     story = compose(once, config=WireConfig(), window=window)
     assert story.body[0].text.startswith("Widgetry fixes"), story.body[0].text  # one use: thin
+    # within sentences it is the program's name ("the widgetry binary"): no word on how a
+    # sentence opens, however often
+    named = [*once, change(3, "Shrink the binary", "The widgetry binary and widgetry run.")]
+    story = compose(named, config=WireConfig(), window=window)
+    assert not any(s.text.startswith("widgetry ") for s in story.body), story.body
     lower = [*once, change(3, "Document retries", "widgetry is a client.", path="docs/r.md")]
     story = compose(lower, config=WireConfig(), window=window)
     assert story.body[0].text.startswith("widgetry fixes"), story.body[0].text

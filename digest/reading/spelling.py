@@ -70,21 +70,23 @@ def prose_spelling(word: str, activities: Iterable[Activity]) -> str | None:
     return spelled.most_common(1)[0][0]
 
 
-# How often the prose must write a name in lower case before a sentence opens with it so.
-_KEEPS_LOWER_CASE = 2
-
-
 def opens_with_capital(name: str, activities: Iterable[Activity]) -> bool:
     """True when a sentence should open with `name` capitalized ("Prometheus fixes …"): the
-    name is in lower case and the activities' prose does not keep it so. A project that
-    keeps its name lower case even there ("pytest is …") writes it so again and again; one
-    use ("the vite dev server") against none with a capital is too little to start a
-    sentence in lower case on."""
+    name is in lower case and the activities' prose does not keep it so even where a
+    sentence opens ("pytest is …"), or writes it with a capital as often. "the prometheus
+    binary" within a sentence is the program's file name, no word on how a sentence opens."""
     if not name.islower():
         return False
+    activities = list(activities)
     uses = _prose_uses(name, activities)
     lower = uses[name]
-    return lower < _KEEPS_LOWER_CASE or lower < uses.total() - lower
+    return lower < uses.total() - lower or not _opens_sentences(name, activities)
+
+
+def _opens_sentences(name: str, activities: Iterable[Activity]) -> bool:
+    """True when the activities' prose opens a sentence with `name` in lower case."""
+    opening = re.compile(rf"(?:^|[.!?]\s+){re.escape(name)}\s+[a-z]", re.M)
+    return any(opening.search(a.body) or opening.match(a.title) for a in activities)
 
 
 def with_own_spellings(config: WireConfig, activities: Iterable[Activity]) -> WireConfig:
