@@ -177,6 +177,11 @@ def test_a_clause_a_few_words_past_the_cut_is_kept_whole_or_dropped_whole() -> N
     assert shorten("Stop marking deriveds while an effect is updating", max_words=6) == (
         "Stop marking deriveds while an effect is updating"
     )
+    # what limits the claim stays: "raises a warning when `f()` is called" said every call
+    limited = "raises a warning when `widget()` is called without a specific unit"
+    assert shorten(limited, max_words=8) == limited
+    longer = f"{limited} or any other argument of the widget factory"
+    assert shorten(longer, max_words=8) == "raises a warning"
 
 
 def test_a_crate_or_package_folder_is_no_place_in_a_sentence() -> None:

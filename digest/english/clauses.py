@@ -391,6 +391,10 @@ _AUXILIARIES = AUXILIARIES | {"get", "gets", "got"}
 _CLAUSE_RELATIVES = frozenset({"whose", "which", "who", "whom"})
 
 
+# Words that narrow what a clause claims: dropped, the claim says more than the title.
+_LIMITING = frozenset({"without", "unless", "except", "only", "not", "never", "outside"})
+
+
 def shorten(text: str, *, max_words: int) -> str:
     """The first clause of `text`, cut to at most `max_words` words without a dangling joiner."""
     whole = first_clause(text).split()
@@ -401,6 +405,14 @@ def shorten(text: str, *, max_words: int) -> str:
     if len(whole) == max_words + 1 and not any(w.lower() in SUBORDINATORS for w in whole[3:]):
         return " ".join(whole)
     words = whole[:max_words]
+    # What limits the claim ("… when `f()` is called | without a unit") is never cut off: the
+    # cut would say it of every call. A few words more keep it; else the clause it limits goes.
+    if any(w.lower() in _LIMITING for w in whole[max_words : max_words + 2]):
+        if len(whole) <= max_words + 4:
+            return " ".join(whole)
+        opener = max((i for i, w in enumerate(words) if w.lower() in SUBORDINATORS), default=0)
+        if opener >= 2:
+            words = words[:opener]
     # A relative or subordinate clause a few words from its end is kept whole ("… on a tag
     # whose expression ends | with a trailing slash" said nothing of the tag; "binding when
     # strictPort is set but wildcard port | is in use" said the opposite).
