@@ -12,6 +12,7 @@ import pytest
 from digest.compose import compose
 from digest.config import Project, WireConfig
 from digest.model import Activity, FileChange, Story, Window
+from digest.reading.audience import housekeeping_of
 from digest.reading.classify import classify, classify_one
 from digest.reading.releases import release_of
 from digest.sources.replay import ReplaySource
@@ -560,3 +561,11 @@ def test_the_release_toolings_own_settings_are_housekeeping(path: str) -> None:
 def test_comments_and_ci_reruns_are_no_news(title: str, internal: bool, trivia: str | None) -> None:
     event = classify_one(change(title, "src/a.go"), USERS)
     assert (event.internal, event.trivia) == (internal, trivia)
+
+
+def test_a_typo_in_the_notes_or_a_changeset_beside_a_docs_fix_is_no_changelog_update() -> None:
+    # "updates the changelog and release notes [13]" for README links and a doubled word
+    assert housekeeping_of("Fix typo in the changelog", ["CHANGELOG.md"]) is None
+    readme = ["packages/widgets/README.md", ".changeset/brave-owls.md"]
+    assert housekeeping_of("docs: replace stale repository links", readme) is None
+    assert housekeeping_of("Update the changelog for 2.1", ["CHANGELOG.md"]) == "changelog"

@@ -323,6 +323,11 @@ _HOUSEKEEPING_PATH = re.compile(
 )
 
 
+_CHANGESET_ENTRY = re.compile(r"(^|/)\.changeset/[^/]+\.md$")
+# A fix of wording or links, not of what the notes say: "fix have have typo".
+_WORDING_FIX = re.compile(r"\b(typos?|spelling|grammar|wording|links?|urls?)\b", re.I)
+
+
 # A version number in a documentation change's title: it writes up a release ("vite 8.1
 # post", "Add On-Prem 0.5.0 release"); not who runs one ("the 3.12 release shepherd").
 _RELEASE_POST = re.compile(r"(?<![\w.])v?\d+\.\d+(\.\d+)?(?![\w.])")
@@ -342,8 +347,12 @@ def housekeeping_of(subject: str, paths: list[str]) -> str | None:
     """ "translations", "changelog" or "people" for a housekeeping change, else None."""
     if paths and all(_HOUSEKEEPING_PATH.search(p) or is_doc_path(p) for p in paths):
         found = [m.group(0).lower() for p in paths if (m := _HOUSEKEEPING_PATH.search(p))]
-        if found:
-            return _what(" ".join(found) + " " + subject)
+        # A changeset's entry goes with the change it notes (a README fix): no changelog
+        # of its own; and a typo or a link fixed in old notes is docs wording.
+        entries = all(_CHANGESET_ENTRY.search(f) for f in found)
+        if found and not (entries and len(found) < len(paths)):
+            kind = _what(" ".join(found) + " " + subject)
+            return None if kind == "changelog" and _WORDING_FIX.search(subject) else kind
     if (
         paths
         and all(is_doc_path(p) for p in paths)
