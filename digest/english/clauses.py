@@ -410,9 +410,9 @@ def shorten(text: str, *, max_words: int) -> str:
     if any(w.lower() in _LIMITING for w in whole[max_words : max_words + 2]):
         if len(whole) <= max_words + 4:
             return " ".join(whole)
-        opener = max((i for i, w in enumerate(words) if w.lower() in SUBORDINATORS), default=0)
-        if opener >= 2:
-            words = words[:opener]
+        limited = max((i for i, w in enumerate(words) if w.lower() in SUBORDINATORS), default=0)
+        if limited >= 2:
+            words = words[:limited]
     # A relative or subordinate clause a few words from its end is kept whole ("… on a tag
     # whose expression ends | with a trailing slash" said nothing of the tag; "binding when
     # strictPort is set but wildcard port | is in use" said the opposite).
