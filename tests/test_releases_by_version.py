@@ -675,18 +675,20 @@ def test_a_release_names_the_fix_it_ships_without_saying_fix_twice() -> None:
     assert re.search(r"1\.42\.1 is out \[1\], with a change that fixes a panic", text), text
 
 
-def test_a_patch_release_carries_no_breaking_change_of_the_default_branch() -> None:
+def test_a_patch_release_carries_no_breaking_change_or_feature_of_the_default_branch() -> None:
     repo = "acme/tsdb"
     removal = change(repo, "Remove the deprecated `DELETE /api/v1/series` endpoint", "web/api.go")
     removal = removal.model_copy(update={"labels": ("breaking-change",)})
     fix = change(repo, "Fix a crash in the compactor", "tsdb/compact.go", n=1)
-    patch = change(repo, "Release 3.11.1", "VERSION", "CHANGELOG.md", n=2, added=4)
-    minor = change(repo, "Release 3.12.0", "VERSION", "CHANGELOG.md", n=3, added=30)
-    events = classify([removal, fix, patch, minor], config(repo))
+    # a feature on the default branch waits for the next minor release too
+    feature = change(repo, "Add an endpoint for the widget metrics", "web/metrics.go", n=2)
+    patch = change(repo, "Release 3.11.1", "VERSION", "CHANGELOG.md", n=3, added=4)
+    minor = change(repo, "Release 3.12.0", "VERSION", "CHANGELOG.md", n=4, added=30)
+    events = classify([removal, fix, feature, patch, minor], config(repo))
     shipped = {sha: {e.activity.title for e in found} for sha, found in carried(events).items()}
     # prometheus' "3.11.0 and 3.11.1 are out with … a breaking change" for a removal on main
     assert shipped[patch.sha] == {fix.title}
-    assert shipped[minor.sha] == {removal.title}
+    assert shipped[minor.sha] == {removal.title, feature.title}
 
 
 def test_a_breaking_change_is_immediate_once_a_release_ships_it_and_planned_for_until_then() -> (
@@ -874,7 +876,7 @@ def test_a_change_a_release_ships_says_so_and_cites_the_release() -> None:
     fix = change(
         VITE, "fix: reject HMR patch requests from other origins", "packages/vite/src/a.ts", n=1
     )
-    feat = change(VITE, "feat: show the file name in CSS warnings", "packages/vite/src/b.ts", n=2)
+    feat = change(VITE, "fix: show the file name in CSS warnings", "packages/vite/src/b.ts", n=2)
     release = change(VITE, "release: v8.0.9", "packages/vite/CHANGELOG.md", n=3, added=9)
     later = change(VITE, "fix: keep the HMR port on restart", "packages/vite/src/c.ts", n=4)
     told = story([fix, feat, release, later])

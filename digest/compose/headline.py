@@ -268,7 +268,9 @@ def write_lede(
 
 
 def _apart(named: list[Unit]) -> bool:
-    """True for a release and a change it does not ship, named side by side."""
+    """True for a release and a change that landed after it, named side by side: one the
+    release cannot ship. (One that landed before it and that it is not known to ship, a
+    feature beside a patch release, may have come by its branch: nothing is said.)"""
     if len(named) != 2:
         return False
     releases = [u for u in named if u.lead.release is not None]
@@ -276,7 +278,8 @@ def _apart(named: list[Unit]) -> bool:
         return False
     [change] = [u for u in named if u.lead.release is None]
     shipped = {e.activity.sha for e in releases[0].carried}
-    return change.lead.activity.sha not in shipped
+    later = change.lead.activity.landed_at > releases[0].lead.activity.landed_at
+    return later and change.lead.activity.sha not in shipped
 
 
 def _backs_out(event: Event) -> bool:

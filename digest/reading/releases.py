@@ -335,10 +335,11 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
                 found = since.pop(key, {})
                 if patch:
                     # A patch release (1.4.2) is cut from a release branch: a breaking change
-                    # on the default branch waits for the next minor or major one.
-                    if held := {i: e for i, e in found.items() if e.breaking}:
+                    # or a feature on the default branch waits for the next minor or major
+                    # one (semantic versioning gives a patch its fixes alone).
+                    if held := {i: e for i, e in found.items() if _not_for_a_patch(e)}:
                         since[key] = held
-                    found = {i: e for i, e in found.items() if not e.breaking}
+                    found = {i: e for i, e in found.items() if not _not_for_a_patch(e)}
                 carried.update(found)
             found_by_date = sorted(carried.values(), key=lambda e: e.activity.landed_at)
             result[event.activity.sha] = _by_changesets(event, found_by_date, events)
@@ -349,6 +350,11 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
 
 
 _PATCH_VERSION = re.compile(r"^v?(?P<major>\d+)\.\d+\.(?P<patch>\d+)$")
+
+
+def _not_for_a_patch(event: Event) -> bool:
+    """True for a change a patch release does not carry: a breaking one, or a feature."""
+    return event.breaking or (event.kind == "feature" and not event.security)
 
 
 def _patch_only(release: Release) -> bool:
