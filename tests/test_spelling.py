@@ -104,6 +104,10 @@ def test_a_sentence_opens_with_a_capital_unless_the_project_keeps_its_name_in_lo
     named = [*once, change(3, "Shrink the binary", "The widgetry binary and widgetry run.")]
     story = compose(named, config=WireConfig(), window=window)
     assert not any(s.text.startswith("widgetry ") for s in story.body), story.body
+    # … unless it is written so again and again, and hardly ever with a capital
+    often = [*once, change(3, "Shrink the binary", "Run widgetry. " * 5, path="docs/r.md")]
+    story = compose(often, config=WireConfig(), window=window)
+    assert story.body[0].text.startswith("widgetry "), story.body[0].text
     lower = [*once, change(3, "Document retries", "widgetry is a client.", path="docs/r.md")]
     story = compose(lower, config=WireConfig(), window=window)
     assert story.body[0].text.startswith("widgetry fixes"), story.body[0].text

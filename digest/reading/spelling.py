@@ -80,7 +80,16 @@ def opens_with_capital(name: str, activities: Iterable[Activity]) -> bool:
     activities = list(activities)
     uses = _prose_uses(name, activities)
     lower = uses[name]
-    return lower < uses.total() - lower or not _opens_sentences(name, activities)
+    capitals = uses.total() - lower
+    if lower >= _ALWAYS_LOWER and lower >= _LOWER_TO_CAPITAL * capitals:
+        return False  # a name the prose keeps lower case again and again ("pytest")
+    return lower < capitals or not _opens_sentences(name, activities)
+
+
+# A name written in lower case this often, and this many times for each time with a capital,
+# is kept so at a sentence's start even where no sentence of the prose opens with it.
+_ALWAYS_LOWER = 5
+_LOWER_TO_CAPITAL = 3
 
 
 def _opens_sentences(name: str, activities: Iterable[Activity]) -> bool:
