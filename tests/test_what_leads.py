@@ -582,3 +582,18 @@ def test_a_release_leads_over_a_security_update_of_a_dependency() -> None:
     # landed after the cut: the item waits for a release that carries it
     [item] = told.action_items
     assert item.urgency == "monitor" and "security fix" in item.text, item
+
+
+def test_a_back_out_of_lint_settings_and_tests_is_internal_work() -> None:
+    # numpy's [monitor] "Check whether NumPy still does what you rely on: “Enable ruff
+    # linting in test_linalg.py” was backed out" watched how the project checks its code
+    undone = change(
+        "revert: MAINT: Enable ruff linting in test_widgets.py",
+        ("src/widgets/tests/test_widgets.py", 40),
+        ("ruff.toml", 3),
+    )
+    added = change("feat: add `merge_sorted` for many frames", ("src/widgets/m.py", 90), n=2)
+    fixed = change("fix: keep trailing zeros in the printed float", ("src/widgets/f.py", 9), n=3)
+    told = story_of(undone, added, fixed)
+    assert not told.action_items, told.action_items
+    assert "backs out" not in told.lede, told.lede

@@ -50,7 +50,7 @@ from digest.reading.topics import (
     is_test_path,
     topics_for,
 )
-from digest.reading.trivia import trivia_kind
+from digest.reading.trivia import is_housekeeping_path, trivia_kind
 
 # "Revert X", "Back out of X", and a tool's 'revert, "fix: X (#22687)"'
 _REVERT = re.compile(r"^(?:revert|back\s*out|backout|roll\s*back)(?:,|\s)\s*(?:of\s+)?(.+)$", re.I)
@@ -272,6 +272,16 @@ def read_change(activity: Activity, project: Project) -> Reading:
             undoes
             and bool(activity.files)
             and all(is_doc_path(f.path) or is_stub_path(f.path) for f in activity.files)
+        )
+        # Nor does one of tests and the linters' settings ('revert: Enable ruff linting in
+        # test_linalg.py'): no user relied on how the project checks its code.
+        or (
+            undoes
+            and bool(activity.files)
+            and all(
+                is_test_path(f.path) or is_housekeeping_path(f.path) or is_doc_path(f.path)
+                for f in activity.files
+            )
         )
         # Nor does one of a change that was itself internal ('Revert "TST: …"').
         or (depth > 0 and is_internal(activity.model_copy(update={"title": target}), project))

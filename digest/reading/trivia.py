@@ -110,6 +110,12 @@ _HOUSEKEEPING_PATH = re.compile(
 )
 
 
+def is_housekeeping_path(path: str) -> bool:
+    """True for a file of the repository's housekeeping: owners, ignore lists, licences,
+    templates, lockfiles, and the settings of its linters, package manager and release tools."""
+    return _HOUSEKEEPING_PATH.search(path) is not None
+
+
 # One branch merged into another ("Merge main into next", "Merge branch 'main' into next"):
 # its changes landed, and are told, where they were made; the merge itself is plumbing.
 _BRANCH_MERGE = re.compile(
