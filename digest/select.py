@@ -89,7 +89,7 @@ NAMED_HOUSEKEEPING = ("translations", "changelog", "people", "version")
 HOUSEKEEPING = frozenset({"housekeeping", *NAMED_HOUSEKEEPING, "lint"})
 
 
-def is_folded_trivia(event: Event, fold_trivia: bool) -> bool:
+def is_folded_trivia(event: Event) -> bool:
     """True for a change counted instead of told while other news fills the story
     (`split_news`): trivia (docs wording, lint, housekeeping) and internal work (tests, CI,
     tooling, refactors) in every window, a quiet one's too: a link fix in CONTRIBUTING.md
@@ -110,7 +110,7 @@ def split_news(
     housekeeping is the news, and with no housekeeping either the bumps are.
     """
     bumps = [e for e in events if is_folded_bump(e)]
-    trivia = [e for e in events if is_folded_trivia(e, fold_trivia) and not is_folded_bump(e)]
+    trivia = [e for e in events if is_folded_trivia(e) and not is_folded_bump(e)]
     folded = {id(e) for e in (*bumps, *trivia)}
     news = [e for e in events if id(e) not in folded]
     if not fold_trivia and not any(nameable(e) for e in news):
@@ -162,6 +162,12 @@ class Unit:
     # the project's name: "8.0.9", "create-vite 9.0.6"; None when none does.
     shipped_in: str | None = None
     shipped_by: Activity | None = None  # that release, which the sentence cites with it
+
+    @property
+    def product(self) -> str | None:
+        """The product of the repository the lead change is news of ("create-vite", "ty"),
+        when it is not the project itself; a release names its own packages."""
+        return self.lead.product if self.lead.release is None else None
 
     @property
     def activities(self) -> tuple[Activity, ...]:

@@ -294,9 +294,12 @@ def unit_sentence(
     if not undoing and (merged := unit_slots(unit, predicate, max_words=max_words)):
         # (a release that ships the lead may not ship the others: it is left unsaid)
         kept = sentence if event.security else located
-        releases = openings.releases_said if openings is not None else []
-        if kept is located and unit.shipped_in in releases:
-            releases.remove(unit.shipped_in)  # the next sentence is the first to say it
+        if (
+            not event.security
+            and openings is not None
+            and unit.shipped_in in openings.releases_said
+        ):
+            openings.releases_said.remove(unit.shipped_in)  # the next sentence says it first
         place = kept[len(opening.format(s=subject, p=predicate)) :]
         return f"{opening.format(s=subject, p=merged)}{place}."
     # Related changes a clause of ours tells (", and adds Y [2]") would follow a quotation

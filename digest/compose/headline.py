@@ -83,18 +83,12 @@ def _maintenance_noun(picks: list[ProjectPick]) -> str:
     return "ONLY MAINTENANCE WORK LANDS"
 
 
-def _product(unit: Unit) -> str | None:
-    """The product of the repository a unit's change is news of ("create-vite", "ty"),
-    when it is not the project itself; a release names its own packages."""
-    return unit.lead.product if unit.lead.release is None else None
-
-
 def _headline_subject(config: WireConfig, pick: ProjectPick) -> str:
     """Who a project's headline clause says acted: the product its lead change is of,
     named so that the project still shows ("CREATE-VITE REMOVES …", never "VITE REMOVES …"
     for a template of create-vite; "WIDGETS' TSDB SKIPS …"), else the project."""
     name = project_name(config, pick.repo)
-    product = _product(headline_unit(pick))
+    product = headline_unit(pick).product
     if product and name.lower() not in product.lower():
         product = f"{possessive(name)} {product}"
     return headline_case(product or name)
@@ -137,7 +131,7 @@ def _lede_phrase(unit: Unit) -> str:
     if unit.lead.release is not None:
         return release_predicate(unit, lede=True)
     phrase = event_predicate(unit.lead, max_words=8, headline=True)
-    product = _product(unit)
+    product = unit.product
     if product and _is_package(product, unit) and product.lower() not in phrase.lower():
         # the project's name opens the lede: the package the change is of follows it
         phrase += f" in {product}"

@@ -247,8 +247,7 @@ def _packed(units: list[Unit], *, name: str, openings: Openings, max_words: int)
     to create-vite packed under "Vite" read as Vite's own."""
     by_subject: dict[str, list[Unit]] = {}
     for unit in units:
-        product = unit.lead.product if unit.lead.release is None else None
-        by_subject.setdefault(product or name, []).append(unit)
+        by_subject.setdefault(unit.product or name, []).append(unit)
     return [
         sentence
         for subject, group in by_subject.items()

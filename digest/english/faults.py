@@ -124,7 +124,7 @@ _SEEMED = frozenset({"looked", "seemed", "appeared", "sounded", "felt"})
 # lacks: "`field_name` missing with …".
 _LOST = frozenset(
     {"dropped", "ignored", "lost", "skipped", "discarded", "swallowed", "truncated", "omitted"}
-    | {"missing"}
+    | {"missing"}  # (an adjective, told before its noun: "a missing `field_name`")
 )
 
 

@@ -267,19 +267,16 @@ def read_change(activity: Activity, project: Project) -> Reading:
     # A release reaches users, whatever type its title gives it ("[ci] release", "ci: release").
     internal = kind != "release" and (
         is_internal(activity, project)
-        # A back-out of documentation or type stubs changes no behaviour: nothing to watch.
-        or (
-            undoes
-            and bool(activity.files)
-            and all(is_doc_path(f.path) or is_stub_path(f.path) for f in activity.files)
-        )
-        # Nor does one of tests and the linters' settings ('revert: Enable ruff linting in
-        # test_linalg.py'): no user relied on how the project checks its code.
+        # A back-out of documentation, type stubs, tests or the linters' settings changes no
+        # behaviour ('revert: Enable ruff linting in test_linalg.py'): nothing to watch.
         or (
             undoes
             and bool(activity.files)
             and all(
-                is_test_path(f.path) or is_housekeeping_path(f.path) or is_doc_path(f.path)
+                is_doc_path(f.path)
+                or is_stub_path(f.path)
+                or is_test_path(f.path)
+                or is_housekeeping_path(f.path)
                 for f in activity.files
             )
         )
