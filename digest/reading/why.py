@@ -210,6 +210,7 @@ _NOT_A_REASON = re.compile(
     # a sentence that leans on the one before it, quoted alone: "As a result production
     # build could …", "This means …", "Therefore …"
     r"|^\s*(to\s+(allow|enable|support|do|achieve|make)\s+(this|that)\b|also|additionally"
+    r"|moreover|furthermore|in\s+addition|on\s+top\s+of\s+that|besides"
     r"|consequently|this\s+one|the\s+(pr|change|patch)\s+now|noticed|attempt\s+\d"
     r"|separately|together|specifically|in\s+(this|that)\s+way|this\s+(time|version)|else"
     r"|(it|they|these|those)\s"
