@@ -597,3 +597,13 @@ def test_a_back_out_of_lint_settings_and_tests_is_internal_work() -> None:
     told = story_of(undone, added, fixed)
     assert not told.action_items, told.action_items
     assert "backs out" not in told.lede, told.lede
+
+
+def test_a_shared_verb_never_follows_a_second_verb_of_the_lede() -> None:
+    # "adds A and drops B, as well as C" reads as if C were dropped too
+    cuda = change("Add CUDA 13.2 support and drop CUDA 12.8", ("src/cuda/build.cmake", 300), n=1)
+    tosa = change("Add TOSA binary op visitors", ("src/arm/tosa.py", 200), n=2)
+    lede = story_of(cuda, tosa).lede
+    assert "drops CUDA 12.8, and adds TOSA binary op visitors" in lede, lede
+    profile = change("Add heap profiling at runtime", ("src/widgets/profile.cc", 300), n=1)
+    assert "TOSA binary op visitors, as well as heap profiling" in story_of(profile, tosa).lede

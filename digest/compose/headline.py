@@ -6,6 +6,8 @@ two projects, in the past tense. A quiet window (1–3 changes) says that it was
 
 from __future__ import annotations
 
+import re
+
 from digest.budget import is_quiet, window_days
 from digest.compose.citations import Draft
 from digest.compose.counts import trivia_noun
@@ -15,6 +17,7 @@ from digest.config import WireConfig
 from digest.english.case import headline_case
 from digest.english.nouns import possessive
 from digest.english.numbers import count_word, join_words
+from digest.english.words import verb_form
 from digest.model import Window
 from digest.rank import INTERNAL, tier
 from digest.reading.event import Event, commit_count
@@ -148,7 +151,8 @@ def _joined_phrases(phrases: list[str]) -> str:
     """ "backed out A and backed out B" → "backed out A and B"."""
     if len(phrases) == 2:
         verb = _leading_verb(phrases[0])
-        if verb and _leading_verb(phrases[1]) == verb:
+        # (after "adds A and drops B", a shared "as well as C" reads as dropped too)
+        if verb and _leading_verb(phrases[1]) == verb and not _second_verb(phrases[0]):
             second = phrases[1][len(verb) + 1 :]
             # "added A and B and C" would blur where one change ends and the next begins,
             # and "used A and locked B" reads "locked" as a verb: plain "and" only before a
@@ -160,6 +164,11 @@ def _joined_phrases(phrases: list[str]) -> str:
             # the comma says where the second change begins.
             return f"{phrases[0]}, and {phrases[1]}"
     return join_words(phrases)
+
+
+def _second_verb(phrase: str) -> bool:
+    """True when a verb of ours follows an "and" of `phrase`: "adds A and drops B"."""
+    return any(verb_form(word) == "VBZ" for word in re.findall(r"\band (\S+)", phrase))
 
 
 def _leading_verb(phrase: str) -> str | None:
