@@ -6,6 +6,7 @@ import pytest
 
 from digest.check import check_story, require_integrity
 from digest.errors import StoryCheckError
+from digest.prose.engine import window_events
 from digest.rank import rank
 from digest.reading.classify import classify
 from digest.render import parse_plain, render_plain
@@ -85,9 +86,8 @@ def test_our_story_survives_a_round_trip_through_the_house_format() -> None:
     ]
     # Judged against the window's events (found again by PR number), it passes every rule.
     config = example_config()
-    in_window = [a for a in both_files() if story.window.contains(a.landed_at)]
-    ranking = rank(classify(in_window, config))
     reread = reread.model_copy(update={"window": story.window})
+    ranking = rank(window_events(reread, activities=both_files(), config=config))
     assert check_story(reread, config=config, ranking=ranking).problems == ()
 
 

@@ -16,7 +16,7 @@ from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
 from digest.reading.classify import classify, classify_one
 from digest.reading.event import Event
-from tests.digest_data import example_config, executorch
+from tests.digest_data import example_config, executorch, window
 
 WIDGETS = Project(repo="acme/widgets", name="Widgets")
 CONFIG = WireConfig(projects=(WIDGETS,))
@@ -115,6 +115,63 @@ def test_a_back_out_of_a_change_a_release_shipped_is_still_news() -> None:
 def test_a_back_out_of_a_change_from_before_the_window_is_watched() -> None:
     event = classify_one(REVERT, WIDGETS)
     assert not event.withdrawn and event.urgency == "monitor"
+
+
+# A release before it all: the history shows how the project ships.
+PAST_RELEASE = change("release: v2.2.0", ("package.json", 1), n=-1)
+
+
+def earlier_back_out(*between: Activity, original: Activity = ORIGINAL) -> Event:
+    """The revert's event when `original` and `between` landed before its window, a day on."""
+    later = REVERT.model_copy(update={"landed_at": REVERT.landed_at + timedelta(days=1)})
+    earlier = [PAST_RELEASE, original, *between]
+    return next(e for e in classify([later], CONFIG, earlier=earlier) if e.kind == "revert")
+
+
+def test_a_back_out_of_an_earlier_change_no_release_shipped_asks_nothing() -> None:
+    undone = earlier_back_out(change("Add a retry option to the client", ("src/c.py", 20), n=3))
+    assert undone.withdrawn and undone.urgency is None
+
+
+def test_where_the_history_shows_no_release_the_default_branch_is_what_users_take() -> None:
+    later = REVERT.model_copy(update={"landed_at": REVERT.landed_at + timedelta(days=1)})
+    undone = next(iter(classify([later], CONFIG, earlier=[ORIGINAL])))
+    assert not undone.withdrawn and undone.urgency == "monitor"
+
+
+@pytest.mark.parametrize(
+    ("release", "shipped"),
+    [
+        ("release: v2.3.0", True),
+        ("release: v2.3.1", False),  # a patch release carries fixes, not a new feature
+        ("Update main after 2.2.4 release", False),  # cut on a maintenance branch
+    ],
+)
+def test_a_release_between_an_earlier_change_and_its_back_out_decides_the_item(
+    release: str, shipped: bool
+) -> None:
+    undone = earlier_back_out(change(release, ("package.json", 1), n=2))
+    assert undone.withdrawn is not shipped
+    assert (undone.urgency == "monitor") is shipped
+
+
+def test_a_patch_release_between_an_earlier_fix_and_its_back_out_shipped_the_fix() -> None:
+    fix = change("Fix heap profiling at runtime", ("src/widgets/profile.cc", 40), n=1)
+    revert = 'Revert "Fix heap profiling at runtime"'
+    later = change(revert, ("src/widgets/profile.cc", 40), n=30)
+    patch = change("release: v2.3.1", ("package.json", 1), n=2)
+    undone = next(iter(classify([later], CONFIG, earlier=[PAST_RELEASE, fix, patch])))
+    assert not undone.withdrawn
+
+
+def test_executorchs_back_out_of_an_earlier_change_is_watched_as_it_ships_from_main() -> None:
+    # "Wire target_config Buck deps on cmsis_nn_py" landed on 15 May and was backed out on
+    # the 18th. The history shows no ExecuTorch release at all (its releases are cut on
+    # branches): what lands on main is what its users take, and the back-out is watched.
+    day = window("2026-05-18T00:00:00+00:00", "2026-05-19T00:00:00+00:00")
+    story = compose(executorch(), config=example_config(), window=day)
+    revert = next(r for r in story.references if r.title.startswith('Revert "Wire target_config'))
+    assert any(i.urgency == "monitor" and revert.n in i.refs for i in story.action_items)
 
 
 # ---------------------------------------------------------------- build settings, platforms

@@ -66,7 +66,8 @@ def compose(
             if spelled.is_configured(k[0]) == config.is_configured(k[0])
         }
     config = spelled
-    events = filter_topic(classify(in_window, config, readings), topic, config)
+    earlier = [a for a in activities if a.landed_at < window.since]
+    events = filter_topic(classify(in_window, config, readings, earlier=earlier), topic, config)
     repo_names = tuple(dict.fromkeys([*repos, *(e.repo for e in events)]))
     projects = len({e.repo for e in events}) or 1
     # Every project keeps its top stories; one project alone gets the whole budget.

@@ -90,8 +90,10 @@ def window_events(
     story: Story, *, activities: Iterable[Activity], config: WireConfig
 ) -> list[Event]:
     """The classified events of the story's window (and topic), as the composer judged them."""
+    activities = list(activities)
     in_window = [a for a in activities if story.window.contains(a.landed_at)]
-    return filter_topic(classify(in_window, config), story.topic, config)
+    earlier = [a for a in activities if a.landed_at < story.window.since]
+    return filter_topic(classify(in_window, config, earlier=earlier), story.topic, config)
 
 
 async def _ask(

@@ -7,7 +7,7 @@ the same events.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from digest.config import Project, WireConfig, topic_key
@@ -22,13 +22,14 @@ from digest.reading.audience import (
 )
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event, Kind
-from digest.reading.releases import changeset_files, is_own_version_bump, release_of
+from digest.reading.releases import Release, changeset_files, is_own_version_bump, release_of
 from digest.reading.retell import (
     drop_told_tags,
     fold_relands,
     fold_renames,
     link_reverts,
     retitle_fork_merges,
+    withdraw_unshipped,
 )
 from digest.reading.signals import (
     dependency_bump,
@@ -222,6 +223,17 @@ def _releases(activity: Activity, title: str, project: Project) -> bool:
     return release_of(undone, split_title(title).subject, project.own_keys) is not None
 
 
+def release_in(activity: Activity, project: Project) -> Release | None:
+    """The release of `project` that `activity` is, read alone as `read_change` reads it."""
+    activity = _titled(activity)
+    return _release_in(activity, split_title(activity.title).subject, project)
+
+
+def _release_in(activity: Activity, subject: str, project: Project) -> Release | None:
+    # ("Revert “release: v2.3.0”" names a release it is not)
+    return None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
+
+
 def read_change(activity: Activity, project: Project) -> Reading:
     """Everything `classify_one` finds in `activity` that needs no other change of the window."""
     activity = _titled(activity)
@@ -231,7 +243,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
     subject = parts.subject
     verb, obj = split_kind_verb(subject, parts.kind)
     obj = _PART_MARK.sub("", obj)  # "Add MLX delegate (part 1)" adds the MLX delegate
-    release = None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
+    release = _release_in(activity, subject, project)
     bump = dependency_bump(activity, subject) if release is None else None
     body = clean_body(activity.body)
     # How the project files the change for its release notes, where it writes news fragments.
@@ -377,9 +389,13 @@ def classify(
     activities: Iterable[Activity],
     config: WireConfig,
     readings: Mapping[tuple[str, str], Reading] | None = None,
+    *,
+    earlier: Sequence[Activity] = (),
 ) -> list[Event]:
     """Classify every activity and link reverts to their originals. `readings` holds the
-    `read_change` of activities read ahead, by `Activity.key`; the others are read here."""
+    `read_change` of activities read ahead, by `Activity.key`; the others are read here.
+    `earlier` is the history before them: a back-out of a change it holds that no release
+    shipped is withdrawn (`retell.withdraw_unshipped`)."""
     readings = readings or {}
     activities = list(activities)
     by_repo: dict[str, list[Activity]] = {}
@@ -398,4 +414,10 @@ def classify(
         classify_one(a, config.project(a.repo), contexts[a.repo.lower()], readings.get(a.key))
         for a in activities
     ]
-    return fold_renames(fold_relands(retitle_fork_merges(drop_told_tags(link_reverts(events)))))
+    events = withdraw_unshipped(
+        link_reverts(events),
+        earlier,
+        reading=lambda a: read_change(a, config.project(a.repo)).event,
+        release=lambda a: release_in(a, config.project(a.repo)),
+    )
+    return fold_renames(fold_relands(retitle_fork_merges(drop_told_tags(events))))

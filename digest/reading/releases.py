@@ -352,6 +352,13 @@ def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
 _PATCH_VERSION = re.compile(r"^v?(?P<major>\d+)\.\d+\.(?P<patch>\d+)$")
 
 
+def carries(release: Release, change: Event) -> bool:
+    """True when `release`, landed after `change` on its branch, may ship it: not one cut on
+    another branch (`elsewhere`), nor a patch release when the change is a feature or
+    breaking (`_not_for_a_patch`)."""
+    return not release.elsewhere and not (_patch_only(release) and _not_for_a_patch(change))
+
+
 def _not_for_a_patch(event: Event) -> bool:
     """True for a change a patch release does not carry: a breaking one, or a feature."""
     return event.breaking or (event.kind == "feature" and not event.security)

@@ -5,19 +5,22 @@
 - A back-out relanded later in the window was only briefly out: it is folded with its
   reland, cited together, and nothing is left to watch.
 - A back-out of a change the window landed, with no release between, is withdrawn: no
-  user got the change, so it ranks with internal work and nothing is left to watch.
+  user got the change, so it ranks with internal work and nothing is left to watch. So is a
+  back-out of a change that landed before the window, when the history at hand holds the
+  change and no release between the two that could have shipped it (`withdraw_unshipped`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from digest.english.shapes import split_verb
 from digest.model import Activity
 from digest.reading.audience import fork_subject, is_fork_merge
 from digest.reading.event import Event
-from digest.reading.releases import TAG_PREFIX
+from digest.reading.releases import TAG_PREFIX, Release, carries
 from digest.reading.titles import split_title
 
 
@@ -93,6 +96,64 @@ def _referenced(
             ):
                 return other
     return None
+
+
+def withdraw_unshipped(
+    events: list[Event],
+    earlier: Sequence[Activity],
+    *,
+    reading: Callable[[Activity], Event],
+    release: Callable[[Activity], Release | None],
+) -> list[Event]:
+    """`events` with each back-out of a change that landed before the window `withdrawn`
+    when `earlier` (the history before the window) holds that change, the history shows the
+    project's releases, and none between the two carries the change: "Revert “Promote
+    duration expressions as stable”" undoes what no user got, and leaves nothing to watch.
+    A patch release (1.4.2) carries the change only if it is a fix (`releases.carries`).
+    Where the history shows no release at all, its users take what lands on the default
+    branch, and where it lacks the change nothing tells: the back-out keeps its item.
+    `reading` classifies one earlier change alone (`classify.read_change`); `release` reads
+    one as a release (`classify.release_in`)."""
+    out = []
+    for event in events:
+        original = None
+        if event.kind == "revert" and not (event.linked or event.withdrawn):
+            original = _earlier_original(event, earlier)
+        if original is None:
+            out.append(event)
+            continue
+        released = [
+            (a, found)
+            for a in (*earlier, *(e.activity for e in events))
+            if a.repo == event.repo and (found := release(a)) is not None
+        ]
+        undone = reading(original)
+        shipped = any(
+            carries(found, undone) for a, found in released if _between(a, original, event.activity)
+        )
+        out.append(replace(event, withdrawn=bool(released) and not shipped))
+    return out
+
+
+def _earlier_original(revert: Event, earlier: Sequence[Activity]) -> Activity | None:
+    """The change of `earlier` that `revert` undoes, by its title or by the pull request or
+    commit its description names; the latest one when several match."""
+    key = _title_key(revert.reverts_title or "")
+    body = revert.activity.body
+    numbers = {int(n) for repo, n in _REVERTS_PR.findall(body) if repo in ("", revert.repo)}
+    shas = [s.lower() for s in _REVERTS_SHA.findall(body)]
+    found = [
+        a
+        for a in earlier
+        if a.repo == revert.repo
+        and a.landed_at <= revert.activity.landed_at
+        and (
+            (key and _title_key(a.title) == key)
+            or (a.number is not None and a.number in numbers)
+            or any(a.sha.startswith(sha) for sha in shas)
+        )
+    ]
+    return max(found, key=lambda a: a.landed_at) if found else None
 
 
 def _between(release: Activity, original: Activity, revert: Activity) -> bool:
