@@ -104,6 +104,12 @@ from tests.digest_data import ACTIVITY
         ("Recognise `WindowsPath` as a schema type", "recognises `WindowsPath` as a schema type"),
         ("heap profiling at runtime", "adds heap profiling at runtime"),
         ("Do X.", "does X"),
+        # parts of a list that left their verb out take the first part's
+        ("Drop X; gate Y on Z", "drops X and gates Y on Z"),
+        (
+            "Highlight `start()` as a function; `end()` as a modifier only after `@`",
+            "highlights `start()` as a function and `end()` as a modifier only after `@`",
+        ),
     ],
 )
 def test_clause_of_each_title_shape(subject: str, expected: str) -> None:

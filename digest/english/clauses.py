@@ -266,10 +266,30 @@ def _lowered(subject: str) -> str:
 
 def _listed(text: str, verb: str | None, kind: str | None) -> str:
     """A title that lists changes with semicolons, as one clause: "Drop X; gate Y on Z" →
-    "drops X and gates Y on Z"; a part with no verb of its own is said as a noun phrase."""
+    "drops X and gates Y on Z". A part with no verb of its own that mirrors the first part
+    takes its verb, which the title left out: "Highlight X as functions; Y as modifiers" →
+    "highlights X as functions and Y as modifiers", not "… and adds Y as modifiers"."""
     first, *rest = (part.strip() for part in text.split("; ") if part.strip())
-    clauses = [clause(first, verb=verb, kind=kind), *(clause(part) for part in rest)]
+    shared, named = (verb, first) if verb else split_verb(first)
+    clauses = [clause(first, verb=verb, kind=kind)]
+    for part in rest:
+        if shared and split_verb(part)[0] is None and _mirrors(part, named):
+            said = clause(part, verb=shared)
+            clauses.append(said.split(" ", 1)[1] if " " in said else said)
+        else:
+            clauses.append(clause(part))
     return join_words([c.rstrip(",") for c in clauses])
+
+
+def _mirrors(part: str, named: str) -> bool:
+    """True when `part` is built as `named` (what the first part's verb takes) is: the same
+    preposition follows what each names ("X as functions", "Y as modifiers")."""
+
+    def preposition(words: list[str]) -> str | None:
+        return next((w.lower() for w in words[1:] if w.lower() in PREPOSITIONS), None)
+
+    found = preposition(part.split())
+    return found is not None and found == preposition(named.split())
 
 
 # Verb → nominal form, used to turn "serialize XNNPACK execution" into "XNNPACK serialization".
