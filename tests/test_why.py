@@ -138,6 +138,9 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         "This stops the runners from stalling for users when a region has no capacity, e.g.",
         "Also addresses a bug in the fake tracing of the pooling op that users would hit.",
         "Moreover, in older widget versions, this could lead to an import error for users.",
+        # a "this" that points at the fault told before it, not at the change
+        "This causes every multi-process collective to fail at init time for users.",
+        "This was missed because the type of the first argument used to be a set.",
         # what the title says, in the third person
         "Adds adaptive avg_pool2d dialect op to be used for the next spec version of it.",
         # an order restating the title, though it names users

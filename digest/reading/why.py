@@ -216,6 +216,10 @@ _NOT_A_REASON = re.compile(
     r"|(it|they|these|those)\s"
     r"|as\s+a\s+result|this\s+means|that\s+means|therefore|thus|hence|in\s+that\s+case"
     r"|in\s+this\s+case|because\s+of\s+this|due\s+to\s+this)\b"
+    # a "this" that points at what the sentence before said went wrong, not at the change:
+    # "This causes every multi-process NCCL collective to fail", "This was missed because …"
+    r"|^\s*(this|that)\s+(is|was|were|causes?|caused|leads?|led|results?|resulted|happens?"
+    r"|happened|breaks?|broke|means|meant|triggers?|triggered|calls|incorporates|implies)\b"
     # one that introduces what follows: "A common pattern from CI logs is the following"
     r"|\b(the\s+following|as\s+follows)\W*$"
     # a fragment with no subject: "Applied across all ~30 functions …", "Built in the …"
