@@ -10,6 +10,7 @@ typos, lint, housekeeping) and internal work (`split_news`). How long a story ma
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -202,7 +203,9 @@ class ProjectPick:
 
 
 def _title_words(event: Event) -> set[str]:
-    return content_words(event.subject.replace("_", " "))
+    # ("part2" is "part 2": one of the retelling words and a number)
+    subject = re.sub(r"\b(part|pt|take)(\d+)\b", r"\1 \2", event.subject, flags=re.I)
+    return content_words(subject.replace("_", " "))
 
 
 # Words by which a title told twice differs: "Fix X (take 2)", "Fix X again", "X, part 2".

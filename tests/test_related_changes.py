@@ -58,6 +58,20 @@ def test_titles_that_differ_by_a_name_are_two_changes_and_a_retelling_is_one() -
     assert same_change(*plural)
 
 
+def test_parts_of_one_series_are_one_change_however_the_part_is_written() -> None:
+    # executorch's "MLX delegate (part 1)", "MLX delegate part 3" and "Mlx delegate part2"
+    parts = classify(
+        [
+            change("Widget delegate (part 1)", 7),
+            change("Widget delegate part 3", 8),
+            change("widget delegate part2", 9),
+        ],
+        CONFIG,
+    )
+    assert {e.obj.lower() for e in parts} == {"widget delegate"}
+    assert same_change(parts[0], parts[1]) and same_change(parts[0], parts[2])
+
+
 def test_changes_of_one_shape_share_a_clause_with_a_citation_a_slot() -> None:
     # A crowded week, where a unit folds the changes like its lead.
     others = [

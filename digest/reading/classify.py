@@ -69,7 +69,9 @@ _QUOTED = re.compile(r'^["“\'](.+?)["”\']\s*(?:\(#\d+\))?\s*(.*)$')
 
 # Which part of a series a title is: "(part 1)", "[2/3]", "(take 2)"; no news of its own.
 _PART_MARK = re.compile(
-    r"\s*[(\[]\s*(?:(?:part|pt\.?|take|step)\s*\d+(?:\s*(?:/|of)\s*\d+)?|\d+\s*/\s*\d+)\s*[)\]]\s*$",
+    r"\s*[(\[]\s*(?:(?:part|pt\.?|take|step)\s*\d+(?:\s*(?:/|of)\s*\d+)?|\d+\s*/\s*\d+)\s*[)\]]\s*$"
+    # unbracketed at the end: "MLX delegate part 3", "Mlx delegate part2"
+    r"|,?\s+(?:part|pt\.?)\s*\d+(?:\s*(?:/|of)\s*\d+)?\s*$",
     re.I,
 )
 _RISK = re.compile(r"\*\*risk:?\*\*:?\s*(high|medium|low)", re.I)
