@@ -443,3 +443,33 @@ def test_a_package_deprecated_by_its_release_note_alone_is_a_deprecation() -> No
     assert (event.deprecation, event.trivia) == (True, None)
     guide = classify_one(change("docs: deprecate the old guide", "docs/guide.md"), USERS)
     assert not guide.deprecation
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "predicate"),
+    [
+        # peft's "FIX State dict injection with weight conversion": the body says "the
+        # state_dict", so "State" opens a noun phrase and the fix fixes it
+        (
+            "FIX State dict injection with weight conversion",
+            "When a model is loaded, the state_dict needs to be converted first.",
+            "fixes state dict injection with weight conversion",
+        ),
+        (
+            "feat: Cache key derivation for remote plugins",
+            "Each cache key now holds the plugin's version.",
+            "adds cache key derivation for remote plugins",
+        ),
+        # the body never names the words as a thing: the title's verb stands
+        (
+            "fix: Cache the parsed config between runs",
+            "Parsing took a second on every run.",
+            "caches the parsed config between runs",
+        ),
+    ],
+)
+def test_a_title_whose_first_words_its_body_names_as_a_thing_opens_with_no_verb(
+    title: str, body: str, predicate: str
+) -> None:
+    event = classify_one(change(title, "src/widgets/core.py", body=body), EXECUTORCH)
+    assert event.predicate == predicate

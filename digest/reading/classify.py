@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from digest.config import Project, WireConfig, topic_key
 from digest.english.clauses import split_kind_verb
+from digest.english.words import bare, parts_of_speech
 from digest.model import Activity
 from digest.reading.audience import (
     fragment_types,
@@ -236,6 +237,29 @@ def _release_in(activity: Activity, subject: str, project: Project) -> Release |
     return None if undo_target(subject)[0] else release_of(activity, subject, project.own_keys)
 
 
+# The verb a title of each kind takes when it opens with a noun phrase.
+_NOUN_VERBS = {"fix": "fix", "feat": "add", "feature": "add"}
+
+
+def _named_as_a_noun(subject: str, body: str) -> bool:
+    """True when the description names the title's first two words as a thing: "the state
+    dict", "a state_dict" for "State dict injection with weight conversion", whose "State"
+    is no verb. The first word must be a noun as well as a verb."""
+    words = subject.split()
+    if len(words) < 3 or "NOUN" not in parts_of_speech(words[0]):
+        return False
+    first, second = (re.escape(bare(w).lower()) for w in words[:2])
+    return (
+        re.search(
+            rf"\b(the|a|an|this|that|its|each|every|our|their|any)\s+{first}[\s_-]{second}\b"
+            rf"|\b{first}_{second}\b",
+            body,
+            re.I,
+        )
+        is not None
+    )
+
+
 def read_change(activity: Activity, project: Project) -> Reading:
     """Everything `classify_one` finds in `activity` that needs no other change of the window."""
     activity = _titled(activity)
@@ -244,6 +268,13 @@ def read_change(activity: Activity, project: Project) -> Reading:
     tags = [t for t in parts.tags if topic_key(t) not in ignored]
     subject = parts.subject
     verb, obj = split_kind_verb(subject, parts.kind)
+    if verb is not None and parts.kind in _NOUN_VERBS and _named_as_a_noun(subject, activity.body):
+        # "FIX State dict injection …" fixes the state dict injection; it "states" nothing
+        head, _, tail = subject.partition(" ")
+        verb, obj = (
+            _NOUN_VERBS[parts.kind],
+            f"{head.lower() if head[1:].islower() else head} {tail}",
+        )
     obj = _PART_MARK.sub("", obj)  # "Add MLX delegate (part 1)" adds the MLX delegate
     release = _release_in(activity, subject, project)
     bump = dependency_bump(activity, subject) if release is None else None
