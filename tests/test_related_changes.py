@@ -170,6 +170,14 @@ def test_a_unit_of_changes_of_other_shapes_says_or_counts_each_not_one_name_for_
     assert "with one more related change" in said, said
     # The lead's citation stands beside its own words, before the others are said.
     assert said.index("postcss") < said.index(lead.activity.sha) < said.index("fastify"), said
+    # and each related change's beside its own: fastify's before the one counted
+    fastify, parser = (e.activity.sha for e in others)
+    assert (
+        said.index("fastify")
+        < said.index(fastify)
+        < said.index("more related")
+        < said.index(parser)
+    ), said
 
 
 def test_slots_after_a_preposition_each_keep_it_and_the_noun_counts_them() -> None:

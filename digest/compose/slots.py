@@ -92,7 +92,7 @@ def _plural(word: str) -> str:
 def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
     """What a unit's related changes do, after its own clause: " and adds `LazyFrame.execute`
     [5]", its verb left out when it repeats the lead's ("adds X [4] and `Y` [5]"); a second
-    related change is counted and cited with the first."""
+    related change is counted and cited after the first's citation."""
     first = event_predicate(related[0], max_words=10)
     if _told_words(first) <= _told_words(predicate):
         # It would read as the lead's clause again ("keeps X clients from Y [1] and X client
@@ -103,10 +103,14 @@ def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
     same = first.split(" ", 1)[0] == verb and " " in first
     # one subject, two predicates: no comma before "and" ("unflags X [1] and fixes Y [2]")
     said = f" and {first.split(' ', 1)[1]}" if same else f" and {first}"
+    said += f" {cite(related[0].activity)}"
     if len(related) > 1:
+        # each citation beside what it stands for: "HiRA [1] and VeLoRA [2], with one more
+        # related change [3]", not "… VeLoRA, with one more related change [2][3]"
         more = count_word(len(related) - 1)
-        said += f", with {more} more related change{'s' if len(related) > 2 else ''}"
-    return f"{said} {cite(*(e.activity for e in related))}"
+        noun = f"more related change{'s' if len(related) > 2 else ''}"
+        said += f", with {more} {noun} {cite(*(e.activity for e in related[1:]))}"
+    return said
 
 
 def _told_words(text: str) -> set[str]:
