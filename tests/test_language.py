@@ -10,6 +10,7 @@ import lemminflect
 import pytest
 
 from digest.english.clauses import clause, nominalize, split_kind_verb
+from digest.english.clean import spell_slashes
 from digest.english.shapes import split_verb, third_person
 from digest.reading.titles import split_title
 from tests.digest_data import ACTIVITY
@@ -414,3 +415,18 @@ def test_a_fix_title_that_states_its_fault_reads_alike_with_its_verb_or_its_type
 ) -> None:
     assert clause(subject, verb="fix") == expected
     assert clause(subject, kind="fix") == expected
+
+
+@pytest.mark.parametrize(
+    ("predicate", "spelled"),
+    [
+        # polars' "lower `skew` / `kurtosis` to streaming aggregations"
+        ("lowers `skew` / `kurtosis` to streaming", "lowers `skew` and `kurtosis` to streaming"),
+        ("adds fp64 RoPE for Phi-3 / Phi-4 family", "adds fp64 RoPE for Phi-3 and Phi-4 family"),
+        # code, paths and unspaced slashes keep theirs
+        ("fixes `a / b` in src/x/y.py", "fixes `a / b` in src/x/y.py"),
+        ("fixes incorrect when/then", "fixes incorrect when/then"),
+    ],
+)
+def test_a_spaced_slash_of_a_title_is_spelled_and_in_prose(predicate: str, spelled: str) -> None:
+    assert spell_slashes(predicate) == spelled

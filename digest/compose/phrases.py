@@ -14,7 +14,7 @@ from digest.config import WireConfig, topic_key
 from digest.english.articles import agree_articles, with_article
 from digest.english.case import acronym_case
 from digest.english.clauses import clause, nominalize, shorten
-from digest.english.clean import is_clean, knows_verb, tidy
+from digest.english.clean import is_clean, knows_verb, spell_slashes, tidy
 from digest.english.nouns import possessive
 from digest.english.numbers import count_word
 from digest.english.shapes import split_verb, third_person
@@ -103,7 +103,7 @@ def event_predicate(
         return f"relands {quoted_title(event, max_words=max_words)}"
     # A noun-phrase title of a fix says what was fixed ("Out-of-bounds read in X").
     kind = event.title_kind or ("fix" if event.kind == "fix" else None)
-    predicate = clause(obj, verb=event.verb, kind=kind)
+    predicate = spell_slashes(clause(obj, verb=event.verb, kind=kind))
     if event.kind == "bump" and event.verb is not None and not knows_verb(event.verb):
         # "[pre-commit.ci] pre-commit autoupdate" is no "pre-commits autoupdate"
         count = event.bump.count if event.bump is not None else 1

@@ -138,6 +138,21 @@ def tidy(predicate: str) -> str:
     return text
 
 
+# A spaced slash between two names: "`skew` / `kurtosis`", "Phi-3 / Phi-4 family".
+_SPACED_SLASH = re.compile(r"(?<=\S) / (?=\S)")
+
+
+def spell_slashes(predicate: str) -> str:
+    """`predicate` with "and" for each spaced slash of its prose, which a title writes for
+    two things at once: "lowers `skew` / `kurtosis` to streaming aggregations" → "lowers
+    `skew` and `kurtosis` …". Code and paths keep theirs."""
+    spans = _CODE.findall(predicate)
+    text = _SPACED_SLASH.sub(" and ", _CODE.sub("\x00", predicate))
+    for span in spans:
+        text = text.replace("\x00", span, 1)
+    return text
+
+
 def _known_verb(word: str) -> bool:
     """True for a third-person verb the lexicon knows, or one of programming ("syncs")."""
     word = word.lower()
