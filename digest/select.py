@@ -153,6 +153,7 @@ class Unit:
     # sentence names when none of them is a security fix or breaking change.
     carried: tuple[Event, ...] = ()
     highlight: Event | None = None
+    highlight_by: str | None = None  # the sha of the release that ships `highlight`
     # For a release: the shas of its releases that ship a security fix or breaking change,
     # which its sentence cites whatever else it leaves uncited.
     carriers: frozenset[str] = frozenset()
@@ -294,6 +295,14 @@ def group_units(
                 # A release names a change it ships only when there are more than fit.
                 names = event.release is not None and crowded
                 best = _highlight(ships, used, scores) if names else None
+                by = next(
+                    (
+                        r.activity.sha
+                        for r in (event, *related)
+                        if best in shipped.get(r.activity.sha, ())
+                    ),
+                    None,
+                )
                 carriers = frozenset(
                     r.activity.sha
                     for r in (event, *related)
@@ -307,6 +316,7 @@ def group_units(
                         dominant,
                         carried=ships,
                         highlight=best,
+                        highlight_by=by,
                         carriers=carriers,
                     )
                 )

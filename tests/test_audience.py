@@ -289,6 +289,20 @@ def test_vite_leads_with_its_release_and_files_the_traversal_fix_under_no_playgr
     assert story.checks is not None and story.checks.problems == ()
 
 
+def test_a_security_fix_is_pinned_on_the_release_that_ships_it_not_on_all_of_the_day() -> None:
+    # Vite 8.0.4 and create-vite 9.0.4 came out before the traversal fix; 8.0.5 after it.
+    since = datetime.fromisoformat("2026-04-06T00:00:00+00:00")
+    day = Window(since=since, until=since + timedelta(days=1))
+    story = compose(_file("vitejs-vite-2026-q2.jsonl"), config=example_config(), window=day)
+    first = story.body[0].text
+    number = {r.title: r.n for r in story.references}
+    fixed_in = number["release: v8.0.5"]
+    assert f"; 8.0.5 ships a security fix [{fixed_in}]." in first, first
+    before = first.partition(";")[0]
+    assert f"[{fixed_in}]" not in before and f"[{number['release: v8.0.4']}]" in before
+    assert story.checks is not None and story.checks.problems == ()
+
+
 def test_polars_names_no_internal_refactor_while_users_got_features() -> None:
     story = _week("pola-rs-polars-2026-q2.jsonl", "2026-05-04")
     titles = {r.title for r in story.references}

@@ -966,3 +966,26 @@ def test_a_release_is_said_to_ship_a_change_twice_at_most() -> None:
     body = " ".join(s.text for s in story([*shipped, release]).body)
     assert body.count("that vite 8.0.9 ships") + body.count("likewise in 8.0.9") <= 2, body
     assert body.count("likewise in 8.0.9") <= 1, body
+
+
+def test_a_release_sentence_cites_the_release_that_ships_the_change_it_names() -> None:
+    # Four releases no version names, of which the sentence cites the first and the last;
+    # the change it names shipped in the third, which it must cite too.
+    repo, paths = "acme/widgets", ("packages/widgets/CHANGELOG.md", "packages/widgets/package.json")
+    releases = [change(repo, "ci: release", *paths, n=n) for n in (1, 3, 5, 7)]
+    feature = change(
+        repo, "feat: add a markdown processor API", "packages/widgets/src/md.ts", n=4, added=400
+    )
+    fixes = [
+        change(
+            repo, f"fix: handle trailing slashes in route {k}", f"packages/widgets/src/r{k}.ts", n=8
+        )
+        for k in range(12)
+    ]
+    told = story([*releases, feature, *fixes])
+    number = {r.title: r.n for r in told.references if r.title != "ci: release"}
+    sentence = next(s.text for s in told.body if "markdown" in s.text)
+    cited = [r for r in told.references if f"[{r.n}]" in sentence and r.title == "ci: release"]
+    third = releases[2].sha
+    assert any(r.sha == third for r in cited), sentence
+    assert f"[{number['feat: add a markdown processor API']}]" in sentence

@@ -32,7 +32,7 @@ from digest.compose.release import (
     cited_releases,
     further_releases,
     highlight_clause,
-    release_predicate,
+    release_phrase,
 )
 from digest.compose.slots import related_clause, unit_slots
 from digest.config import topic_key
@@ -219,10 +219,8 @@ def unit_sentence(
         sentence = opening.format(s=name, p=predicate)
         return f"{sentence} {cite_capped(*unit.activities)}."
     if event.release is not None:
-        cited = cited_releases(unit)
-        sentence = opening.format(s=name, p=release_predicate(unit))
-        sentence += f" {cite(*(e.activity for e in cited))}"
-        more = further_releases(unit, cited)
+        sentence = opening.format(s=name, p=release_phrase(unit))
+        more = further_releases(unit, cited_releases(unit))
         return f"{sentence}{highlight_clause(unit, name=name, max_words=max_words)}.{more}"
     if event.kind == "revert" and event.linked:
         original = event.linked[0]

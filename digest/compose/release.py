@@ -38,7 +38,8 @@ def _own(event: Event) -> bool:
 
 def cited_releases(unit: Unit) -> list[Event]:
     """The releases a release unit names and cites, earliest first: those that ship a
-    security fix or breaking change (`Unit.carriers`), the project's own (its latest and
+    security fix or breaking change (`Unit.carriers`) or the change its sentence names
+    (`Unit.highlight_by`), the project's own (its latest and
     earliest when there are more than `MAX_NAMED_RELEASES`), then the latest of each
     package, at most `MAX_NAMED_RELEASES`."""
     events = sorted((unit.lead, *unit.related), key=lambda e: e.activity.landed_at)
@@ -46,10 +47,11 @@ def cited_releases(unit: Unit) -> list[Event]:
     chosen = own[:] if len(own) <= MAX_NAMED_RELEASES else [own[-1], own[0]]
     # A release that ships a security fix or breaking change is cited, since the sentence
     # says so: one whose version nothing says is in no range ("5.55.6 to 5.55.9").
+    # So is the one that ships the change the sentence names (`Unit.highlight`).
     carrying = [
         e
         for e in events
-        if e.activity.sha in unit.carriers
+        if (e.activity.sha in unit.carriers or e.activity.sha == unit.highlight_by)
         and e not in chosen
         and not (e.release and e.release.versions)
     ]
@@ -314,8 +316,7 @@ def release_predicate(
         named = _grouped(named, unit)
     else:
         mine, packages = versions(unit)
-        which = _carrying_versions(unit) if carry and tail else []
-        if which and len(which) < len(mine) and not packages:
+        if carry and tail and (which := _split_by_version(unit)):
             # "3.11.0 and 3.11.1 are out; 3.11.1 ships a security fix": the other carries none
             ships = "ships" if len(which) == 1 else "ship"
             return f"{join_words(mine)} are out; {join_words(which)} {ships}{tail[5:]}"
@@ -330,6 +331,53 @@ def release_predicate(
     if not named:
         return "publishes a release" + tail
     return "ships " + join_words(named) + tail
+
+
+def _split_by_version(unit: Unit) -> list[str]:
+    """The project's own versions that ship what the unit's releases carry, when only some
+    of its cited releases do and no package is named beside them: the sentence says which
+    by version. Else []."""
+    mine, packages = versions(unit)
+    which = _carrying_versions(unit)
+    return which if which and len(which) < len(mine) and not packages else []
+
+
+def release_phrase(unit: Unit) -> str:
+    """A release unit's predicate with its citations (`cited_releases`). When only some of
+    the cited releases carry its security fixes or breaking changes and no version says
+    which, the carriers are cited apart: "ships new releases of astro and cloudflare, 25
+    releases in all [1][2]; one of them ships a security fix [3]", not "… 25 releases in
+    all, with a security fix [1][2][3]", which pinned the fix on all three."""
+    cited = cited_releases(unit)
+    tail = carrying(unit)
+    carriers = [e for e in cited if e.activity.sha in unit.carriers]
+    others = [e for e in cited if e.activity.sha not in unit.carriers]
+    # (only when every carrier is cited: else what it carries would go to the others)
+    every = {e.activity.sha for e in carriers} == set(unit.carriers)
+    if tail and carriers and others and every and not _split_by_version(unit):
+        # by version where each carrier publishes one ("8.0.5 ships …"), else by count
+        named = [_version_of(e) for e in carriers]
+        if all(named):
+            them = f"{join_words(named)} {'ships' if len(named) == 1 else 'ship'}"  # type: ignore[arg-type]
+        elif len(carriers) == 1:
+            them = "one of them ships"
+        else:
+            them = f"{count_word(len(carriers))} of them ship"
+        said = f"{release_predicate(unit, carry=False)} {cite(*(e.activity for e in others))}"
+        return (
+            f"{said}; {them} {tail.removeprefix('with ')} {cite(*(e.activity for e in carriers))}"
+        )
+    return f"{release_predicate(unit)} {cite(*(e.activity for e in cited))}"
+
+
+def _version_of(release: Event) -> str | None:
+    """The one version `release` publishes, as a sentence names it ("8.0.5", "create-vite
+    9.0.4"), or None when it publishes several or none."""
+    found = release.release.versions if release.release else ()
+    if len(found) != 1:
+        return None
+    package, version = found[0]
+    return version if package is None else f"{_name(package)} {version}"
 
 
 def _carrying_versions(unit: Unit) -> list[str]:
@@ -403,8 +451,7 @@ def unit_predicate(unit: Unit, **options: object) -> str:
 def unit_phrase(unit: Unit, *, max_words: int) -> str:
     """A unit's verb phrase with its citations, for sentences that join several units."""
     if unit.lead.release is not None:
-        cited = cite(*(e.activity for e in cited_releases(unit)))
-        return f"{release_predicate(unit, carry=True)} {cited}"
+        return release_phrase(unit)
     unique = list({a.sha: a for a in unit.activities}.values())
     predicate = event_predicate(unit.lead, max_words=max_words)
     # Changes of one shape differing in one slot: one clause, each slot cited.
