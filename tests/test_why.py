@@ -374,3 +374,36 @@ def test_an_issue_link_opening_a_paragraph_leaves_its_prose_quotable() -> None:
 )
 def test_a_parenthesis_a_dash_or_a_note_of_validation_is_no_reason(aside: str) -> None:
     assert quotation(aside, "Refactor smoke helpers") is None
+
+
+def test_a_measured_result_is_quoted_before_a_stated_effect() -> None:
+    # executorch's "Avoid repeated recompiles in constant fusion" and "Per weight constant
+    # cache": the figures are what readers missed
+    body = (
+        "Recompiling after each fused op lets the pass run slowly on large graphs.\n\n"
+        "On an internal VGF quant export test, this reduced FuseConstantArgsPass time from "
+        "64.8s to 5.2s by avoiding recompiles after each fused op.\n"
+    )
+    assert quotation(body, "Arm backend: Avoid repeated recompiles in constant fusion") == (
+        "On an internal VGF quant export test, this reduced FuseConstantArgsPass time from "
+        "64.8s to 5.2s by avoiding recompiles after each fused op"
+    )
+    results = "Share one weight blob across methods.\n\n## Results\n\nPeak GPU memory: 35.4 GB → 17.6 GB (-50%)\n"
+    assert (
+        quotation(results, "Per weight constant cache")
+        == "Peak GPU memory: 35.4 GB → 17.6 GB (-50%)"
+    )
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "Increase std from 0.05 to 0.1, matching the convention for the same code path.",
+        "Bumped plan workflow timeout from 30m to 45m to accommodate queuing delays.",
+        "Base node count: 5 -> 6, so the cluster keeps up with queued jobs at peak.",
+    ],
+)
+def test_a_setting_the_change_moves_is_no_measured_result(setting: str) -> None:
+    from digest.reading.why import measured
+
+    assert measured(f"Widgets keep their state.\n\n{setting}\n") == []

@@ -37,7 +37,9 @@ QUOTE_WORDS = 25
 _SECTIONS = ("why", "motivation", "impact", "problem", "context", "summary")
 _LABEL = re.compile(r"^(why|motivation|impact|problem|context)\s*:\s*", re.I)
 # "Summary: …", or a heading run into its paragraph: "Summary Lets the model …"
-_LEAD_LABEL = re.compile(r"^(summary|description|details)(\s*:\s*|\s+(?=(?-i:[A-Z])))", re.I)
+_LEAD_LABEL = re.compile(
+    r"^(summary|description|details|results?)(\s*:\s*|\s+(?=(?-i:[A-Z])))", re.I
+)
 # Paragraphs that are no prose of the author's: bots, trailers, stacks, links, checklists.
 _BOILERPLATE = re.compile(
     r"^(this pr was (opened|created|generated) by|bumps?\s|updates? the requirements|stack from"
@@ -316,12 +318,65 @@ def _prose(text: str) -> bool:
     return len(words) >= 6 and not _BOILERPLATE.match(text) and sum(w.isalpha() for w in words) >= 4
 
 
+# A measured result: "from 64.8s to 5.2s", "35.4 GB → 17.6 GB", "~17% higher decode
+# throughput", "a 3x speed-up", "reduces layout transitions by ~89%".
+_MEASURED = re.compile(
+    r"\bfrom\s+~?\d[\d.,]*\s*[a-z/%]*\s+to\s+~?\d"
+    r"|\d[\d.,]*\s*[a-z/%]*\s*(?:→|->)\s*~?\d"
+    r"|\d+(?:\.\d+)?\s?(?:%|x)\s+(?:higher|lower|faster|slower|less|more|fewer|smaller|larger"
+    r"|reduction|improvement|speed-?up|decrease|increase)\b"
+    r"|\b(?:speed-?up|speeds?\s+up|reduc\w+|improv\w+|sav\w+|cuts?|shrinks?|drops?)\b[^.;]{0,40}"
+    r"\bby\s+~?\d+(?:\.\d+)?\s?%",
+    re.I,
+)
+
+
+# What a measured result is of: time, memory, size, speed; not a setting the change moves
+# ("Increase std from 0.05 to 0.1", "plan workflow timeout from 30m to 45m").
+_RESULT_OF = re.compile(
+    r"\b(faster|slower|speed\w*|time|latency|throughput|memory|size|binary|slowdown|overhead"
+    r"|footprint|usage|peak|tok/s|reduc\w*|sav\w+|shrinks?|smaller|fewer|higher|lower)\b",
+    re.I,
+)
+_SETTING = re.compile(
+    r"^\W*(bump|increas|rais|set|chang|modif|updat|lower|decreas|adjust)\w*\b"
+    r"|\b(timeout|replicas?|count|limits?|std|instance\s+type|pool\s+size|cap)\b",
+    re.I,
+)
+
+
+_MEASURING = re.compile(r"\b(tests?|tested|testing|benchmarks?|benchmarking)\b", re.I)
+
+
+def measured(body: str) -> list[str]:
+    """The body's prose sentences that state a measured result (`_MEASURED`), in order:
+    what a change did, in the figures its author took ("this reduced FuseConstantArgsPass
+    time from 64.8s to 5.2s"), not a setting it moves or an order to move one."""
+    return [
+        sentence.strip()
+        for _, text, _ in _blocks(body)
+        for sentence in split_sentences(text)
+        if len(sentence.split()) >= 5
+        and _MEASURED.search(sentence)
+        and _RESULT_OF.search(sentence)
+        and not _SETTING.search(sentence)
+    ]
+
+
 @lru_cache(maxsize=8192)
 def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> str | None:
     """A verbatim piece of the body's stated reason, at most `max_words` words, that says
-    more than the title, never cut short. None when there is none. The first
-    sentence that states an effect is tried first (`reason_sentences`), then the first
-    that does not."""
+    more than the title, never cut short. None when there is none. A measured result comes
+    first (`measured`): readers missed "228.6 MB → 162.6 MB" most of all; then the first
+    sentence that states an effect (`reason_sentences`), then the first that does not."""
+    for result in measured(body):
+        # (a result names the test it was measured on: "On an internal export test, this
+        # reduced the pass's time from 64.8s to 5.2s" says what users get all the same)
+        measuring = _MEASURING.sub("run", result)
+        standing = not (_NOT_A_REASON.search(measuring) or _about_code(result))
+        # (its figures say more than the title, however few words it adds)
+        if standing and (said := _quotable(result, title, max_words, fresh=1)):
+            return said
     found = [r for r in reason_sentences(body) if not _NOT_A_REASON.search(r)]
     # One that states an effect may still be an order of what to do ("Allow users to set
     # …"), as the title was, unless it gives a purpose ("Lower the cap to stay under …").
@@ -371,7 +426,9 @@ def _clause_of(sentence: str, title: str, max_words: int) -> str | None:
 _ENDS_IN_ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs|incl|cf)\.?\s*$", re.I)
 
 
-def _quotable(reason: str, title: str, max_words: int) -> str | None:
+def _quotable(reason: str, title: str, max_words: int, *, fresh: int = 3) -> str | None:
+    """`reason` as a quotation: whole, no markup, at most `max_words` words (or a clause
+    of it that stands alone), with at least `fresh` words of four letters the title lacks."""
     reason = _LEAD_LABEL.sub("", reason)
     if reason[:1].islower() and not is_identifier(reason.split()[0]):
         return None  # the tail of a sentence split where it should not be: "treating it as …"
@@ -395,6 +452,6 @@ def _quotable(reason: str, title: str, max_words: int) -> str | None:
         return None  # a sentence split at "e.g." ends before its example: its point is there
     mine = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", reason)}
     theirs = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", title)}
-    if not mine or len(mine - theirs) < 3:
+    if not mine or len(mine - theirs) < fresh:
         return None  # it says what the title says
     return None if '"' in reason else reason
