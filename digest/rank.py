@@ -57,6 +57,9 @@ class Weights:
     # An entry of its own for the release notes (a changeset, a news fragment): the project
     # itself says its users will read of the change.
     release_note: float = 2.0
+    # No entry, in a window where the project writes one for most of what users get: by the
+    # project's own account, not news for its users (a refactor, a helper, a test fix).
+    no_release_note: float = -2.0
     docs_or_tests_only: float = -2.0
     # Build settings alone (manifests, toolchain pins, lockfiles): how it is built, not
     # what users call.
@@ -111,9 +114,13 @@ def carried(events: list[Event]) -> dict[str, list[Event]]:
     return found
 
 
-def significance(event: Event, weights: Weights = Weights(), level: int | None = None) -> float:
+def significance(
+    event: Event, weights: Weights = Weights(), level: int | None = None, *, noting: bool = False
+) -> float:
     """The significance score of one event; higher is more newsworthy. `level` is its
-    tier when the window raises it (a release carrying a security fix), else `tier`."""
+    tier when the window raises it (a release carrying a security fix), else `tier`.
+    `noting` says the project writes release notes for most of its users' changes in the
+    window (`notes_most`): a change without one ranks lower."""
     activity = event.activity
     score = (tier(event) if level is None else level) * weights.tier
     if event.kind == "revert" and not (event.relanded or event.withdrawn):
@@ -142,8 +149,11 @@ def significance(event: Event, weights: Weights = Weights(), level: int | None =
         score += weights.real_body
         if event.bump is None and not event.internal and says_why(event.body):
             score += weights.stated_reason
-    if not event.internal and event.release is None and has_release_note(activity):
-        score += weights.release_note
+    if not event.internal and event.release is None:
+        if has_release_note(activity):
+            score += weights.release_note
+        elif noting and event.bump is None:
+            score += weights.no_release_note
     if event.kind in ("docs", "test") or _mostly(activity, is_doc_path):
         score += weights.docs_or_tests_only
     elif event.release is None and event.bump is None and _mostly(activity, is_build_path):
@@ -173,10 +183,42 @@ def _mostly(activity: Activity, kind: Callable[[str], bool]) -> bool:
 def rank(events: list[Event], weights: Weights = Weights()) -> list[tuple[Event, float]]:
     """Events with their scores, most significant first; ties keep the later landing first."""
     tiers = levels(events)
+    noting = notes_most(events)
     return sorted(
-        ((event, significance(event, weights, tiers[id(event)])) for event in events),
+        (
+            (event, significance(event, weights, tiers[id(event)], noting=event.repo in noting))
+            for event in events
+        ),
         key=lambda pair: (-pair[1], -pair[0].activity.landed_at.timestamp()),
     )
+
+
+# A project notes most of its users' changes when at least this share of them, and this
+# many, add an entry for the release notes in the window.
+NOTING_SHARE = 0.5
+NOTING_LEAST = 4
+
+
+def notes_most(events: list[Event]) -> set[str]:
+    """The repositories of `events` that write a release-note entry (a changeset, a news
+    fragment) for most changes users may see in the window: at least `NOTING_SHARE` of them
+    and `NOTING_LEAST` in all. Their changes without one are no news by their own account."""
+    found = set()
+    for repo in {e.repo for e in events}:
+        seen = [
+            e
+            for e in events
+            if e.repo == repo
+            and not e.internal
+            and e.release is None
+            and e.bump is None
+            and e.trivia is None
+            and e.kind not in ("revert", "reland")
+        ]
+        noted = sum(has_release_note(e.activity) for e in seen)
+        if noted >= NOTING_LEAST and noted >= NOTING_SHARE * len(seen):
+            found.add(repo)
+    return found
 
 
 def levels(events: list[Event]) -> dict[int, int]:

@@ -664,3 +664,25 @@ def test_a_shared_verb_never_follows_a_second_verb_of_the_lede() -> None:
     assert "drops CUDA 12.8, and adds TOSA binary op visitors" in lede, lede
     profile = change("Add heap profiling at runtime", ("src/widgets/profile.cc", 300), n=1)
     assert "TOSA binary op visitors, as well as heap profiling" in story_of(profile, tosa).lede
+
+
+def noted(title: str, n: int, *, note: bool) -> Activity:
+    """A fix of 40 lines in src/, with a changeset of its own when `note`."""
+    files = [(f"src/widgets/part{n}.ts", 40)] + ([(f".changeset/fix-{n}.md", 4)] if note else [])
+    return change(title, *files, n=n)
+
+
+def test_where_a_project_notes_most_changes_one_without_a_note_ranks_below_them() -> None:
+    # svelte writes a changeset for nearly every fix users see; its "fix: disallow effect
+    # creation after `await`", with none, outranked noted fixes of the same size
+    fixes = [noted(f"fix: handle empty slot {n}", n, note=True) for n in range(4)]
+    why = "Users saw stale effects, because a discarded batch was never settled after it."
+    files = [(f"src/widgets/batch{k}.ts", 400) for k in range(3)]
+    bare = change("fix: settle a discarded batch of effects", *files, n=5, body=why)
+    ranked = [e.activity.sha for e, _ in rank(classify([*fixes, bare], CONFIG))]
+    assert ranked[-1] == bare.sha
+    # one note in five is no habit: the change without one keeps its place by its size
+    few = [noted(f"fix: handle empty slot {n}", n, note=n == 0) for n in range(4)]
+    bigger = change("fix: settle a discarded batch of effects", *files, n=5, body=why)
+    ranked = [e.activity.sha for e, _ in rank(classify([*few, bigger], CONFIG))]
+    assert ranked[0] == bigger.sha
