@@ -686,3 +686,22 @@ def test_where_a_project_notes_most_changes_one_without_a_note_ranks_below_them(
     bigger = change("fix: settle a discarded batch of effects", *files, n=5, body=why)
     ranked = [e.activity.sha for e, _ in rank(classify([*few, bigger], CONFIG))]
     assert ranked[0] == bigger.sha
+
+
+@pytest.mark.parametrize("earlier", [True, False])
+def test_a_back_out_that_names_only_a_pull_request_is_named_by_the_change_it_undoes(
+    earlier: bool,
+) -> None:
+    # "revert: PR 16708": told as "backs out an earlier change (#16708)" it said nothing
+    original = change("fix: keep ssr deps optimized", ("src/widgets/ssr.ts", 40), n=1)
+    revert = change(f"revert: PR {original.number}", ("src/widgets/ssr.ts", 40), n=20)
+    events = (
+        classify([revert], CONFIG, earlier=[original])
+        if earlier
+        else classify([original, revert], CONFIG)
+    )
+    [undone] = [e for e in events if e.kind == "revert"]
+    assert undone.obj == "keep ssr deps optimized"
+    if not earlier:
+        body = " ".join(s.text for s in story_of(original, revert).body)
+        assert "an earlier change" not in body and "keep ssr deps optimized" in body, body

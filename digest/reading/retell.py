@@ -62,7 +62,7 @@ def link_reverts(events: list[Event]) -> list[Event]:
             shipped = any(_between(r, undone, event.activity) for r in releases)
             withdrawn = event.withdrawn or (event.kind == "revert" and not shipped)
             event = replace(
-                event,
+                _named_after(event, undone),
                 linked=linked[event.activity.sha],
                 withdrawn=withdrawn,
                 internal=event.internal or event.activity.sha in internal,
@@ -83,6 +83,10 @@ def _referenced(
     """The change of `events` that `revert`'s description names as the one it undoes, by
     pull request (`by_number`) or commit, when its title does not quote that change's own."""
     body = revert.activity.body
+    if (number := _title_reference(revert)) is not None:
+        found = by_number.get((revert.repo, number))
+        if found is not None and found is not revert:
+            return found
     for repo, number in _REVERTS_PR.findall(body):
         found = by_number.get((revert.repo, int(number)))
         if found is not None and found is not revert and (not repo or repo == revert.repo):
@@ -131,8 +135,30 @@ def withdraw_unshipped(
         shipped = any(
             carries(found, undone) for a, found in released if _between(a, original, event.activity)
         )
-        out.append(replace(event, withdrawn=bool(released) and not shipped))
+        named = _named_after(event, original)
+        out.append(replace(named, withdrawn=bool(released) and not shipped))
     return out
+
+
+# A back-out title that names only a pull request: 'revert: PR 16708', 'Revert "#812"'.
+_REFERENCE_ONLY = re.compile(
+    r"[\"'“]?(?:(?:pr|pull\s+request|change)\s*#?\s*(?P<n>\d+)|#(?P<m>\d+))[\"'”]?", re.I
+)
+
+
+def _title_reference(revert: Event) -> int | None:
+    """The pull request a back-out's title names instead of a change, or None."""
+    found = _REFERENCE_ONLY.fullmatch((revert.reverts_title or "").strip())
+    return int(found["n"] or found["m"]) if found else None
+
+
+def _named_after(revert: Event, original: Activity) -> Event:
+    """`revert`, named by the change it undoes when its title names only a pull request:
+    'revert: PR 16708' backs out “cloudflare ssr deps optimization”, not "an earlier
+    change (#16708)"."""
+    if _title_reference(revert) is None:
+        return revert
+    return replace(revert, obj=split_title(original.title).subject, reverts_title=original.title)
 
 
 def _earlier_original(revert: Event, earlier: Sequence[Activity]) -> Activity | None:
@@ -141,6 +167,8 @@ def _earlier_original(revert: Event, earlier: Sequence[Activity]) -> Activity | 
     key = _title_key(revert.reverts_title or "")
     body = revert.activity.body
     numbers = {int(n) for repo, n in _REVERTS_PR.findall(body) if repo in ("", revert.repo)}
+    if (number := _title_reference(revert)) is not None:
+        numbers.add(number)
     shas = [s.lower() for s in _REVERTS_SHA.findall(body)]
     found = [
         a
