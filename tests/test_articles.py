@@ -38,6 +38,14 @@ def _lexicon() -> None:
         ("shows copy button only on hover", "shows the copy button only on hover"),
         ("renders delete form if enabled", "renders the delete form if enabled"),
         ("shows warning when the cache is cold", "shows a warning when the cache is cold"),
+        # a participle clause after the head says what the thing did ("fix: Incorrect sorted
+        # fast-path returning nan"): the head is before it, a fault takes "a"
+        ("fixes regression causing stale conftests", "fixes a regression causing stale conftests"),
+        ("fixes adapter silently dropping errors", "fixes the adapter silently dropping errors"),
+        (
+            "implements checkpoint based on live series",
+            "implements a checkpoint based on live series",
+        ),
         # nouns of code the lexicon lacks, and "uses", which acts on what exists
         ("adds search API endpoint", "adds a search API endpoint"),
         ("adds tokenizer for the chat model", "adds a tokenizer for the chat model"),

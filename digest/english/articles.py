@@ -94,7 +94,8 @@ def with_article(predicate: str) -> str:
     on_what_exists = verb in EXISTING_VERBS or verb == "fixes"
     if verb in _SIGNALLING_VERBS and head in _SIGNALS:
         on_what_exists = False  # "shows a warning", not "shows the warning"
-    if head in DEFINITE_HEADS or (on_what_exists and not _names_fault(object_words)):
+    fault = _names_fault(object_words) or head in _FAULT_HEADS
+    if head in DEFINITE_HEADS or (on_what_exists and not fault):
         article = "the"
     else:
         article = indefinite_article(object_words[0])
@@ -126,6 +127,11 @@ def _head(verb: str, object_words: list[str]) -> str | None:
         lowered = bare(word).lower()
         if lowered in _NOT_HEAD or word.startswith(("(", "[")):
             break
+        # "adapter silently swallowing errors", "regression causing X": what follows says
+        # what the thing did; the head came before it
+        clause = lowered.endswith("ly") or lowered in _CLAUSE_PARTICIPLES
+        if phrase and clause and _is_singular_count_noun(bare(phrase[-1]).lower()):
+            break
         if phrase and lowered in DETERMINERS:
             return None  # "setting the dtype of X": a gerund's own object, determined already
         phrase.append(word)
@@ -153,6 +159,14 @@ def _head(verb: str, object_words: list[str]) -> str | None:
     unknown = head.isalpha() and head.islower() and not parts_of_speech(head)
     named_fault = len(phrase) > 1 and bare(phrase[0]).lower() in FAULTS
     return head if named_fault and unknown and not head.endswith("s") else None
+
+
+# Participles that open a clause after a noun, saying what it did ("a regression causing
+# X"), not modifiers before one ("a subsequence matching implementation").
+_CLAUSE_PARTICIPLES = words(
+    "causing swallowing breaking returning producing triggering dropping ignoring losing "
+    "leaking skipping hiding throwing raising crashing failing leading resulting based"
+)
 
 
 def _before_joiner(object_words: list[str]) -> str:
