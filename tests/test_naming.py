@@ -58,6 +58,8 @@ def test_a_clause_that_opens_with_no_verb_we_know_is_not_clean() -> None:
     # braces that spell several names in one, out of code
     assert not is_clean("adds `null_on_oob` in {Expr/Series}.gather")
     assert is_clean("adds `null_on_oob` in `{Expr,Series}.gather`")
+    assert not is_clean("avoids UB in safe_[add,sub,mul] helpers")
+    assert is_clean("fixes `args[0,1]` slicing") and is_clean("reads values[0] of a row")
     assert classify_one(change("Upgrade Go modules", "go.mod"), USERS).clean
     # a title-cased word alone says nothing of what changed; a new thing's name may
     assert not is_clean("sets Directory")

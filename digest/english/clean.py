@@ -44,9 +44,9 @@ _PARENTHETICAL = re.compile(r"(^|\s)\([^()]*[A-Za-z][^()]*\)")
 # ("Use redirect: manual") join a title's parts where prose has words.
 # A comparison sign out of code ("since transformers > 5.5") is a title's shorthand too.
 _JOINED = re.compile(r"\s[+&]\s|\w\+\w|\s-\s|\s-+>\s|\w:\s|\s(?:[<>]=?|[=!]=)\s")
-# "{Expr/Series}.gather", "{list,arr}.unique": a shell's braces that spell several names
-# in one, which prose spells out.
-_BRACED = re.compile(r"\{[^{}\s]*[,/|][^{}\s]*\}")
+# "{Expr/Series}.gather", "{list,arr}.unique", "safe_[add,sub,mul]": a shell's braces that
+# spell several names in one, which prose spells out.
+_BRACED = re.compile(r"\{[^{}\s]*[,/|][^{}\s]*\}|\w\[[^\[\]\s]*,[^\[\]\s]*\]")
 # … but an adverb ending a phrasal verb is no fragment: "keeps previous runs around".
 _TRAILING = (PREPOSITIONS | CONJUNCTIONS | DETERMINERS | {"etc"}) - {
     "around",
