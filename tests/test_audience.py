@@ -583,3 +583,16 @@ def test_a_typo_in_the_notes_or_a_changeset_beside_a_docs_fix_is_no_changelog_up
     readme = ["packages/widgets/README.md", ".changeset/brave-owls.md"]
     assert housekeeping_of("docs: replace stale repository links", readme) is None
     assert housekeeping_of("Update the changelog for 2.1", ["CHANGELOG.md"]) == "changelog"
+
+
+def test_a_security_update_of_a_dependency_is_told_as_an_update_not_a_fix_of_ours() -> None:
+    bump = change("Update module golang.org/x/net to v0.55.0 [SECURITY]", "go.mod", "go.sum", n=1)
+    fix = change("fix: escape slot names in hydration attributes", "src/slots.ts", n=2)
+    story = compose(
+        [bump, fix],
+        config=WireConfig(projects=(USERS,)),
+        window=Window(since=START, until=START + timedelta(days=1)),
+    )
+    text = " ".join(s.text for s in story.body)
+    assert "golang.org/x/net to v0.55.0, a security update" in text, text
+    assert "a security fix" not in text.split("golang.org/x/net")[1].split(".")[0]

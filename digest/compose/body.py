@@ -282,7 +282,9 @@ def unit_sentence(
         # The advisory, which tells a reader whether it concerns them, unless already said
         advisory = advisory_of(event.activity)
         named = advisory and advisory.lower() not in sentence.lower()
-        sentence += f", a security fix for {advisory}" if named else ", a security fix"
+        # (a dependency's update is the dependency's fix: "a security update" of it)
+        noun = "security update" if event.bump is not None else "security fix"
+        sentence += f", a {noun} for {advisory}" if named else f", a {noun}"
         if unit.shipped_fix:
             # (the release sentence before it names the version, which this one cites not)
             sentence += " that the new release ships"
