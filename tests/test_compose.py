@@ -186,7 +186,17 @@ def test_hostile_titles_cannot_forge_citations() -> None:
 # ---------------------------------------------------------------- shape on every window
 
 _CONNECTIVES = ("also", "In addition", "Elsewhere", "Meanwhile", "Beyond these")
-_IMPERATIVE = ("Check ", "Review ", "Watch ", "Plan ", "Try ", "Consider ", "Upgrade ", "Take ")
+_IMPERATIVE = (
+    "Check ",
+    "Review ",
+    "Watch ",
+    "Plan ",
+    "Try ",
+    "Consider ",
+    "Upgrade ",
+    "Take ",
+    "Stop ",
+)
 
 
 def every_window() -> list[tuple[str, tuple[Activity, ...], Window]]:

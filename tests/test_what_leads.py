@@ -302,6 +302,18 @@ def test_one_breaking_change_landed_twice_is_one_item_citing_both() -> None:
     assert all(f"[{numbers[a.sha]}]" in items[0].text for a in twice)
 
 
+def test_a_breaking_removal_of_named_code_says_what_to_stop_relying_on() -> None:
+    # pydantic's "Remove support for `eval_type_backport()`": "Check your use of pydantic"
+    # gave a reader nothing to check
+    gone = change("Remove support for `eval_type_backport()`", ("src/widgets/typing.py", 60), n=1)
+    [item] = [i for i in story_of(gone).action_items if "eval_type_backport" in i.text]
+    assert item.text.startswith(
+        "Stop relying on `eval_type_backport()` before Widgets' next release: "
+        "a breaking change removes support for it ["
+    ), item.text
+    assert item.urgency == "plan"
+
+
 # ---------------------------------------------------------------- the class of flaw first
 
 

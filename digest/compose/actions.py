@@ -206,11 +206,27 @@ def breaking_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
     )
     unreleased = _watched(_shipped_in(units, pick), pick)
     when = "before its next release" if unreleased else "before upgrading"
-    text = (
-        f"Check your use of {where} {when}: a breaking change "
-        f"{event_predicate(event, max_words=10)} {_cite_each(units)}"
-    )
+    predicate = event_predicate(event, max_words=10)
+    if gone := _REMOVED_CODE.match(predicate):
+        # what to stop relying on, where the change removes it by name: "Stop relying on
+        # `eval_type_backport()` before pydantic's next release: a breaking change removes
+        # support for it"
+        thing = gone["thing"]
+        told = f"{predicate[: gone.start('thing')]}it{predicate[gone.end('thing') :]}"
+        when = f"before {possessive(where)} next release" if unreleased else "before upgrading"
+        text = f"Stop relying on {thing} {when}: a breaking change {told} {_cite_each(units)}"
+    else:
+        text = (
+            f"Check your use of {where} {when}: a breaking change {predicate} {_cite_each(units)}"
+        )
     return text, "plan" if unreleased else "immediate"
+
+
+# A removal of named code: "removes support for `eval_type_backport()`", "drops `--foo`".
+_REMOVED_CODE = re.compile(
+    r"^(?:removes|drops|deletes)\s+(?:(?:the\s+)?support\s+for\s+)?(?:the\s+)?"
+    r"(?P<thing>`[^`]+`)(?:\s+(?:option|flag|argument|parameter|function|method|API))?$"
+)
 
 
 def _undone(unit: Unit) -> str:
