@@ -300,6 +300,8 @@ def test_a_security_fix_is_pinned_on_the_release_that_ships_it_not_on_all_of_the
     assert f"; 8.0.5 ships a security fix [{fixed_in}]." in first, first
     before = first.partition(";")[0]
     assert f"[{fixed_in}]" not in before and f"[{number['release: v8.0.4']}]" in before
+    # and the lede says which of the day's releases carries it
+    assert "8.0.4, 8.0.5 and create-vite 9.0.4, 8.0.5 with a security fix" in story.lede
     assert story.checks is not None and story.checks.problems == ()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from digest.compose.body import MAX_CITATIONS, reads_well
+from digest.compose.carried import breaking_note, fix_key
 from digest.compose.citations import cite
 from digest.compose.phrases import (
     backed_out,
@@ -28,7 +29,6 @@ from digest.compose.phrases import (
     spans_packages,
     topic_of,
 )
-from digest.compose.release import breaking_note, fix_key
 from digest.config import WireConfig, topic_key
 from digest.english.nouns import possessive
 from digest.english.numbers import count_word
