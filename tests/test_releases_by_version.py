@@ -989,3 +989,16 @@ def test_a_release_sentence_cites_the_release_that_ships_the_change_it_names() -
     third = releases[2].sha
     assert any(r.sha == third for r in cited), sentence
     assert f"[{number['feat: add a markdown processor API']}]" in sentence
+
+
+def test_a_release_of_the_project_alone_whose_version_nothing_says_is_counted() -> None:
+    # a changesets release that writes only the project's own changelog publishes one
+    # release; counted as none, "36 releases in all" fell two short of the window's 38
+    repo = "acme/widgets"
+    own = change(repo, "[ci] release", "packages/widgets/CHANGELOG.md", n=1)
+    adapters = (
+        "packages/integrations/node/CHANGELOG.md",
+        "packages/integrations/react/CHANGELOG.md",
+    )
+    told = story([own, change(repo, "[ci] release", *adapters, n=3)])
+    assert "three releases in all" in told.body[0].text, told.body[0].text

@@ -203,7 +203,8 @@ def release_count(unit: Unit) -> int:
     for event in (unit.lead, *unit.related):
         if event.release is not None:
             said.update(event.release.versions)
-            unsaid += len(set(event.release.packages))
+            # (one that says neither is a release of the project itself: one release)
+            unsaid += len(set(event.release.packages)) or int(not event.release.versions)
     return len(said) + unsaid
 
 
