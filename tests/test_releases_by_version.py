@@ -393,10 +393,10 @@ def test_a_release_names_whose_change_it_ships_beside_another_products_release()
     days = [
         s
         for s in _vite_days()
-        if "create-vite 9.0.6" in s.lede and "with a fix to create-vite that" in _text(s)
+        if "create-vite 9.0.6" in s.lede and "create-vite 9.0.6 with a fix that" in _text(s)
     ]
     assert days, "the create-vite template fix is told as create-vite's"
-    assert all("with a fix that uses `type=" not in _text(s) for s in _vite_days())
+    assert all(", with a fix that uses `type=" not in _text(s) for s in _vite_days())
 
 
 @cache
@@ -1002,3 +1002,16 @@ def test_a_release_of_the_project_alone_whose_version_nothing_says_is_counted() 
     )
     told = story([own, change(repo, "[ci] release", *adapters, n=3)])
     assert "three releases in all" in told.body[0].text, told.body[0].text
+
+
+def test_of_several_releases_the_one_that_ships_the_named_change_is_said() -> None:
+    # svelte's "avoid false positives for reactivity loss warning" landed after 5.55.2 and
+    # before 5.55.3: "5.55.2 and 5.55.3 are out, with a fix that …" gave it to both
+    activities = tuple(ReplaySource(ACTIVITY / "sveltejs-svelte-2026-q2.jsonl").read_all())
+    week = Window(since=datetime(2026, 4, 6, tzinfo=UTC), until=datetime(2026, 4, 13, tzinfo=UTC))
+    first = compose(activities, config=example_config(), window=week).body[0].text
+    assert re.search(
+        r"5\.55\.2 and 5\.55\.3 are out \[\d\]\[\d\], 5\.55\.3 with a fix that avoids false "
+        r"positives for reactivity loss warning \[\d\]",
+        first,
+    ), first

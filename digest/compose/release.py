@@ -50,21 +50,25 @@ def cited_releases(unit: Unit) -> list[Event]:
     carrying = [
         e
         for e in events
-        if (e.activity.sha in unit.carriers or e.activity.sha == unit.highlight_by)
-        and e not in chosen
-        and not (e.release and e.release.versions)
+        if e not in chosen
+        and (
+            (e.activity.sha in unit.carriers and not (e.release and e.release.versions))
+            or e.activity.sha == unit.highlight_by
+        )
     ]
     if carrying:
         chosen = list(dict.fromkeys([*carrying, *chosen]))[: max(MAX_NAMED_RELEASES, len(carrying))]
-    packages: set[str] = set()
+    packages = {p for e in chosen if e.release for p in e.release.products if p}
     for event in reversed(events):
         if len(chosen) >= MAX_NAMED_RELEASES:
             break
         names = {p for p in event.release.products if p} if event.release else set()
-        if not _own(event) and not names <= packages:
+        if event not in chosen and not _own(event) and not names <= packages:
             packages |= names
             chosen.append(event)
-    return sorted(chosen, key=lambda e: e.activity.landed_at)
+    # (one commit may publish several products, each a release of its own: cited once)
+    once = {e.activity.sha: e for e in reversed(chosen)}.values()
+    return sorted(once, key=lambda e: e.activity.landed_at)
 
 
 def versions(unit: Unit) -> tuple[list[str], list[str]]:
@@ -93,8 +97,9 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
         # The project's own first, as the lede tells it: "of Astro, astro-prism, …"
         packages = [mine, *(p for p in packages if p != mine)]
     own = sorted(own, key=_order)
-    if len(_every(unit).get(None, ())) > len(own) == 2:
-        own = [f"{own[0]} to {own[1]}"]
+    if len(_every(unit).get(None, ())) > len(own) >= 2:
+        # some of a run cited (its ends, and one that ships what the sentence names): the run
+        own = [f"{own[0]} to {own[-1]}"]
     return own, packages
 
 
@@ -393,6 +398,20 @@ def highlight_clause(unit: Unit, *, name: str, max_words: int) -> str:
     if len(_every(unit)) > 1:
         product = product_of(event, [unit.lead, *unit.related]) or name
         what = f"{what} to {product}"
+    # Of several releases, the one that ships it, where a version names it: "9.1.0 and
+    # 9.1.1 are out [1][2], 9.1.1 with a change that …", not "…, with a change that …" of
+    # both, when the change landed after 9.1.0
+    carrier = next(
+        (e for e in (unit.lead, *unit.related) if e.activity.sha == unit.highlight_by), None
+    )
+    if (
+        unit.related
+        and carrier in cited_releases(unit)
+        and (version := _version_of(carrier)) is not None
+    ):
+        # ("create-vite 9.0.6 with a fix that …": the version names the product)
+        what = re.sub(r" to \S+$", "", what) if " " in version else what
+        return f", {version} with {what} that {predicate} {cite(event.activity)}"
     return f", with {what} that {predicate} {cite(event.activity)}"
 
 
