@@ -149,6 +149,9 @@ def test_a_refactor_is_internal_but_nothing_is_for_a_maintainers_project() -> No
         ("Escape attribute names", "", ("security",)),
         ("Escape attribute names", "See GHSA-f3cj-j4f6-wq85.", ()),
         ("fix: prevent XSS on hydratable", "", ()),
+        # a security scope's change that skips something, not a check of it
+        ("fix(security): skip symlinks outside the project root", "", ()),
+        ("fix(security): skip the origin check", "Fixes GHSA-f3cj-j4f6-wq85.", ()),
     ],
 )
 def test_security_fixes_are_found_and_must_be_acted_on(
@@ -159,7 +162,15 @@ def test_security_fixes_are_found_and_must_be_acted_on(
 
 
 @pytest.mark.parametrize(
-    "title", ["docs: explain XSS in templates", "test: add a path traversal case", "Add widgets"]
+    "title",
+    [
+        "docs: explain XSS in templates",
+        "test: add a path traversal case",
+        "Add widgets",
+        # the scope names the area; skipping or silencing a check there closes no hole
+        "fix(security): skip allowedDomains header check for prerendered routes",
+        "fix(security): silence the insecure-origin warning in dev",
+    ],
 )
 def test_words_about_a_flaw_that_fix_none_are_no_security_fix(title: str) -> None:
     assert not classify_one(change(title), USERS).security

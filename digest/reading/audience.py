@@ -234,6 +234,12 @@ def is_security_fix(activity: Activity, subject: str, body: str) -> bool:
         return True
     parts = split_title(title)
     if any(topic_key(x) == "security" for x in (*parts.tags, parts.kind or "", parts.scope or "")):
+        # The scope names the area; a change there that loosens a check and names no flaw
+        # or advisory is no fix of one: "fix(security): skip allowedDomains header check for
+        # prerendered routes" silences a warning, and upgrading for it is no [immediate].
+        named = _ADVISORY.search(title) or _ADVISORY.search(body) or _FLAW.search(subject)
+        return named is not None or not _LOOSENS.match(subject)
+    if any("security" in topic_key(label) for label in activity.labels):
         return True
     if any("security" in topic_key(label) for label in activity.labels):
         return True
@@ -246,6 +252,15 @@ def is_security_fix(activity: Activity, subject: str, body: str) -> bool:
     ):
         return True
     return _ADVISORY.search(body) is not None
+
+
+# What loosens a check rather than closing a hole: skipping, relaxing or silencing a check,
+# a validation or a warning ("skip allowedDomains header check for prerendered routes").
+_LOOSENS = re.compile(
+    r"^(skip|relax|silenc|suppress|loosen)\w*\s+(\S+\s+){0,4}?"
+    r"(checks?|validations?|verifications?|warnings?)\b",
+    re.I,
+)
 
 
 def advisory_of(activity: Activity) -> str | None:
