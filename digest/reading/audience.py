@@ -241,8 +241,6 @@ def is_security_fix(activity: Activity, subject: str, body: str) -> bool:
         return named is not None or not _LOOSENS.match(subject)
     if any("security" in topic_key(label) for label in activity.labels):
         return True
-    if any("security" in topic_key(label) for label in activity.labels):
-        return True
     if _NOT_A_FIX.match(title):
         return False
     if _ADVISORY.search(title) or _FLAW.search(subject):
