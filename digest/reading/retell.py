@@ -118,6 +118,18 @@ def withdraw_unshipped(
     branch, and where it lacks the change nothing tells: the back-out keeps its item.
     `reading` classifies one earlier change alone (`classify.read_change`); `release` reads
     one as a release (`classify.release_in`)."""
+    by_repo: dict[str, list[tuple[Activity, Release]]] = {}
+
+    def releases_of(repo: str) -> list[tuple[Activity, Release]]:
+        """The repository's releases of the history, read once, and of the window, as
+        classified already."""
+        if repo not in by_repo:
+            by_repo[repo] = [
+                *((a, found) for a in earlier if a.repo == repo and (found := release(a))),
+                *((e.activity, e.release) for e in events if e.repo == repo and e.release),
+            ]
+        return by_repo[repo]
+
     out = []
     for event in events:
         original = None
@@ -126,11 +138,7 @@ def withdraw_unshipped(
         if original is None:
             out.append(event)
             continue
-        released = [
-            (a, found)
-            for a in (*earlier, *(e.activity for e in events))
-            if a.repo == event.repo and (found := release(a)) is not None
-        ]
+        released = releases_of(event.repo)
         undone = reading(original)
         shipped = any(
             carries(found, undone) for a, found in released if _between(a, original, event.activity)
