@@ -14,6 +14,7 @@ named by its quoted title.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from digest.english.words import (
     ADVERBS,
@@ -127,15 +128,22 @@ def _opens_object(word: str) -> bool:
 _ASIDE = re.compile(r"\s*\([^()]*\)(?![\w(])")
 
 
-def tidy(predicate: str) -> str:
-    """`predicate` without the asides a title puts in brackets ("(algif_aead LPE)") and with
-    "and" for its "+": what an editor keeps of it. Code keeps its brackets ("`f(x)`")."""
+def _outside_code(predicate: str, edit: Callable[[str], str]) -> str:
+    """`predicate` with `edit` applied to its prose alone: each code span ("`f(x)`", "`a /
+    b`") stands aside while it runs, and comes back as it was."""
     spans = _CODE.findall(predicate)
-    text = _CODE.sub("\x00", predicate)
-    text = re.sub(r"\s+[+&]\s+", " and ", _ASIDE.sub("", text)).strip()
+    text = edit(_CODE.sub("\x00", predicate))
     for span in spans:
         text = text.replace("\x00", span, 1)
     return text
+
+
+def tidy(predicate: str) -> str:
+    """`predicate` without the asides a title puts in brackets ("(algif_aead LPE)") and with
+    "and" for its "+": what an editor keeps of it. Code keeps its brackets ("`f(x)`")."""
+    return _outside_code(
+        predicate, lambda text: re.sub(r"\s+[+&]\s+", " and ", _ASIDE.sub("", text)).strip()
+    )
 
 
 # A spaced slash between two names: "`skew` / `kurtosis`", "Phi-3 / Phi-4 family".
@@ -146,11 +154,7 @@ def spell_slashes(predicate: str) -> str:
     """`predicate` with "and" for each spaced slash of its prose, which a title writes for
     two things at once: "lowers `skew` / `kurtosis` to streaming aggregations" → "lowers
     `skew` and `kurtosis` …". Code and paths keep theirs."""
-    spans = _CODE.findall(predicate)
-    text = _SPACED_SLASH.sub(" and ", _CODE.sub("\x00", predicate))
-    for span in spans:
-        text = text.replace("\x00", span, 1)
-    return text
+    return _outside_code(predicate, lambda text: _SPACED_SLASH.sub(" and ", text))
 
 
 def _known_verb(word: str) -> bool:
