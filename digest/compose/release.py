@@ -296,11 +296,16 @@ def _some_carry(unit: Unit, tail: str) -> str:
     if not tail or not unit.carriers or len(unit.carriers) >= releases:
         return tail
     carriers = [e for e in (unit.lead, *unit.related) if e.activity.sha in unit.carriers]
-    which = [_version_of(e) for e in sorted(carriers, key=lambda e: e.activity.landed_at)]
-    if all(which):
-        return f", {join_words(which)}{tail}"  # type: ignore[arg-type]
-    many = len(unit.carriers)
-    return f", {'one' if many == 1 else count_word(many)} of them{tail}"
+    return f", {_which(sorted(carriers, key=lambda e: e.activity.landed_at))}{tail}"
+
+
+def _which(carriers: list[Event]) -> str:
+    """Which of a sentence's releases carry what it says they carry: their versions where
+    each publishes one ("8.0.5", "8.0.5 and 8.0.6"), else how many ("one of them")."""
+    named = [version for e in carriers if (version := _version_of(e)) is not None]
+    if len(named) == len(carriers):
+        return join_words(named)
+    return f"{count_word(len(carriers))} of them"
 
 
 def _split_by_version(unit: Unit) -> list[str]:
@@ -325,14 +330,7 @@ def release_phrase(unit: Unit) -> str:
     # (only when every carrier is cited: else what it carries would go to the others)
     every = {e.activity.sha for e in carriers} == set(unit.carriers)
     if tail and carriers and others and every and not _split_by_version(unit):
-        # by version where each carrier publishes one ("8.0.5 ships …"), else by count
-        named = [_version_of(e) for e in carriers]
-        if all(named):
-            them = f"{join_words(named)} {'ships' if len(named) == 1 else 'ship'}"  # type: ignore[arg-type]
-        elif len(carriers) == 1:
-            them = "one of them ships"
-        else:
-            them = f"{count_word(len(carriers))} of them ship"
+        them = f"{_which(carriers)} {'ships' if len(carriers) == 1 else 'ship'}"
         said = f"{release_predicate(unit, carry=False)} {cite(*(e.activity for e in others))}"
         return (
             f"{said}; {them} {tail.removeprefix('with ')} {cite(*(e.activity for e in carriers))}"
