@@ -21,6 +21,7 @@ from digest.english.shapes import split_verb, third_person
 from digest.english.words import parts_of_speech, verb_form, verb_lemma
 from digest.reading.audience import in_folders, is_internal_folder, is_internal_path
 from digest.reading.event import Event
+from digest.reading.retell import REFERENCE_ONLY
 from digest.reading.title_tags import reads_as_word
 from digest.reading.titles import split_title
 from digest.reading.topics import CI_TOPIC, is_stub_path, is_test_path
@@ -60,12 +61,6 @@ def _without_own_name(text: str, event: Event) -> str:
 
 
 _CUT_WORD = re.compile(r"(?<=\S)\s+\w+…$")
-# What a revert's title names when it names no change: a pull request or a commit.
-_REFERENCE_ONLY = re.compile(
-    r"[\"'“]?(?:(?:pr|pull\s+request|change)\s*#?\s*(?P<n>\d+)|#(?P<m>\d+)"
-    r"|(?:commit\s+)?[0-9a-f]{7,40})[\"'”]?",
-    re.I,
-)
 
 
 def quoted_title(event: Event, *, max_words: int, whole_subject: bool = False) -> str:
@@ -134,7 +129,7 @@ def backed_out(event: Event, *, max_words: int) -> str:
     title that names only a pull request; a noun phrase ("XNNPACK serialization"); a thing
     the title names, in our words; else the title, quoted."""
     obj = clean_fragment(event.obj)
-    if ref := _REFERENCE_ONLY.fullmatch(obj):
+    if ref := REFERENCE_ONLY.fullmatch(obj):
         # 'Revert "PR 16708"' names no change: quoted, it would read as a title.
         number = ref.group("n") or ref.group("m")
         return f"an earlier change (#{number})" if number else "an earlier change"

@@ -148,16 +148,20 @@ def withdraw_unshipped(
     return out
 
 
-# A back-out title that names only a pull request: 'revert: PR 16708', 'Revert "#812"'.
-_REFERENCE_ONLY = re.compile(
-    r"[\"'“]?(?:(?:pr|pull\s+request|change)\s*#?\s*(?P<n>\d+)|#(?P<m>\d+))[\"'”]?", re.I
+# What a back-out's title names when it names no change: a pull request ('revert: PR
+# 16708', 'Revert "#812"', its number in `n` or `m`) or a commit.
+REFERENCE_ONLY = re.compile(
+    r"[\"'“]?(?:(?:pr|pull\s+request|change)\s*#?\s*(?P<n>\d+)|#(?P<m>\d+)"
+    r"|(?:commit\s+)?[0-9a-f]{7,40})[\"'”]?",
+    re.I,
 )
 
 
 def _title_reference(revert: Event) -> int | None:
     """The pull request a back-out's title names instead of a change, or None."""
-    found = _REFERENCE_ONLY.fullmatch((revert.reverts_title or "").strip())
-    return int(found["n"] or found["m"]) if found else None
+    found = REFERENCE_ONLY.fullmatch((revert.reverts_title or "").strip())
+    number = found and (found["n"] or found["m"])
+    return int(number) if number else None
 
 
 def _named_after(revert: Event, original: Activity) -> Event:
