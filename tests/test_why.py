@@ -273,14 +273,22 @@ def test_most_named_changes_with_a_stated_reason_carry_it() -> None:
 
 
 def test_a_quotation_never_opens_a_parenthesis_it_does_not_close() -> None:
+    # "e.g." ends no sentence: the aside is quoted whole, its parenthesis closed
     body = (
-        "## Why\n\nSet proactive capacity to zero for runners whose nodepool excludes the "
-        "cluster's region (e.g. B200 in us-west-1), so no node is ever requested there."
+        "## Why\n\nSet capacity to zero for runners outside the cluster's region "
+        "(e.g. B200 in us-west-1), so no node is ever requested there."
     )
     said = quotation(body, "Set proactive_capacity to 0")
-    assert said is not None and said.count("(") == said.count(")"), said
-    assert said.endswith("excludes the cluster's region…")
-    assert said.removesuffix("…") in body  # verbatim up to where it stops
+    assert said is not None and said.count("(") == said.count(")") == 1, said
+    assert said in body and said.endswith("so no node is ever requested there")
+    # a sentence split inside its parenthesis stops before it
+    split = (
+        "## Why\n\nSet capacity to zero for runners whose nodepool excludes the region (B200. "
+        "Those are reserved), so no node is requested."
+    )
+    said = quotation(split, "Set proactive_capacity to 0")
+    assert said is not None and "(" not in said, said
+    assert said.endswith("excludes the region…") and said.removesuffix("…") in split
 
 
 def test_a_sentence_that_says_what_the_change_lets_happen_wins_over_a_preamble() -> None:

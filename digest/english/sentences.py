@@ -7,8 +7,8 @@ import re
 
 # A stop after a word, a number, code or a closing bracket, then space, then a sentence's
 # opening: a capital, code, a quotation or a bracket. "U.S. Army" goes on: its stop
-# follows a capital.
-_END = r"(?<=[a-z0-9`)\]][.!?])\s+"
+# follows a capital; nor does "e.g. `Symbol(x)`", whose stop ends an abbreviation.
+_END = r"(?<=[a-z0-9`)\]][.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)\s+"
 _DESCRIPTION = re.compile(_END + r"(?=[A-Z`\"“(])")
 # Our own sentences may open with a project's lower-case name ("uv adds …").
 _OWN_PROSE = re.compile(_END + r"(?=[A-Za-z`\"“(])")

@@ -51,8 +51,9 @@ _UNQUOTABLE = re.compile(
     r"@\w|https?://|\]\(|<[a-z/]|```|\||^\[|pull request resolved|differential revision"
     # a bracketed number ("args[0]"), which would read as one of our citations
     r"|\[\d+\]"
-    # a full stop inside ("e.g. x", "etc. and"), which would end the sentence it is quoted in
-    r"|\.\s",
+    # a full stop inside ("etc. and"), which would end the sentence it is quoted in; not
+    # an "e.g." or "i.e.", which ends no sentence (`split_sentences`)
+    r"|(?<!\be\.g)(?<!\bi\.e)\.\s",
     re.I,
 )
 
@@ -224,8 +225,10 @@ _NOT_A_REASON = re.compile(
     r"|happened|breaks?|broke|means|meant|triggers?|triggered|calls|incorporates|implies)\b"
     # one that introduces what follows: "A common pattern from CI logs is the following"
     r"|\b(the\s+following|as\s+follows)\W*$"
-    # a fragment with no subject: "Applied across all ~30 functions …", "Built in the …"
+    # a fragment with no subject: "Applied across all ~30 functions …", "Built in the …";
+    # where the code came from: "Ported from the MLX delegate PR (#18785) Metal shader"
     r"|^\s*(applied|built|verified|validated|added|moved)\s"
+    r"|^\s*(ported|copied|taken|adapted|borrowed|cherry-picked|backported)\s+(over\s+)?from\b"
     # an aside or a list's dash: "(because the batch …)", "— Unify and …"
     r"|^\s*[(\[—–-]"
     # what the change is not, or what already was: "The goal is not to make serve fully
