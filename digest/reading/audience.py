@@ -1,7 +1,8 @@
 """Who a change reaches: is it internal, a security fix, or housekeeping?
 
 A change is *internal* when it says it changes no behaviour (a conventional `refactor:`,
-`style:`, `test:` or `ci:`) or every path it touches is tests (`topics.is_test_path`), CI
+`style:`, `test:` or `ci:`, or a description that says users see no change: "No functional
+change", "these should never surface to the user") or every path it touches is tests (`topics.is_test_path`), CI
 (`topics.is_ci_path`), the project's internal folders (`Project.internal_folders`:
 tooling, scripts, examples; `extra_internal_folders`: its own, such as a benchmark suite)
 or documentation around them; users never run it. A project whose users are its
@@ -111,6 +112,18 @@ _TEST_SETTING = re.compile(
 )
 # Conventional types that say behaviour did not change.
 _UNCHANGED_KINDS = frozenset({"refactor", "style"})
+# A description's word that users see no change: "No functional changes.", "these should
+# never surface to the user", "purely internal". Not one that says where or for whom
+# ("no behaviour change by default", "no functional change for existing users"): a change
+# that others do see.
+_UNSEEN = re.compile(
+    r"\bno\s+(user[- ]facing|user[- ]visible|functional|functionality|behaviou?r(al)?|runtime)"
+    r"\s+changes?\b(?!\s+(for|to|when|if|unless|except|by|in|on|outside)\b)"
+    r"|\b(should|will|does|do)\s+(never|not)\s+(surface|be\s+visible|affect)\s+(to\s+)?"
+    r"(the\s+)?(end\s+)?users?\b"
+    r"|\bpurely\s+(an?\s+)?internal\b|\b(not|isn't|is\s+not)\s+user[- ]facing\b",
+    re.I,
+)
 
 
 @lru_cache(maxsize=65536)
@@ -156,6 +169,17 @@ def has_release_note(activity: Activity) -> bool:
     )
 
 
+def _says_unseen(body: str) -> bool:
+    """True when the description says no user sees the change (`_UNSEEN`), of the whole
+    change: not in a list item, which speaks of one part ("- **Float**: byte-identical. No
+    behaviour change.")."""
+    for match in _UNSEEN.finditer(body[:3000]):
+        line = body[body.rfind("\n", 0, match.start()) + 1 : match.start()].lstrip()
+        if not re.match(r"([-*+]|\d+[.)])\s", line):
+            return True
+    return False
+
+
 def is_internal(activity: Activity, project: Project) -> bool:
     """True when no user of the project sees the change (see the module docstring)."""
     parts = split_title(activity.title)
@@ -164,9 +188,11 @@ def is_internal(activity: Activity, project: Project) -> bool:
         # CI is the product; its own tests are still no one's news.
         paths = [f.path for f in activity.files]
         return about_tests or (bool(paths) and all(is_test_path(p) for p in paths))
+    kind = parts.kind
+    if kind != "feat" and _says_unseen(activity.body):
+        return True  # its author says no user sees it, whatever note it writes
     if has_release_note(activity):
         return False
-    kind = parts.kind
     first = activity.title.split(maxsplit=1)[0].rstrip(":").lower() if activity.title else ""
     # "TST FIX …", "FIX CI …": any type word of tests, CI or benchmarks says so.
     if kind in _UNCHANGED_KINDS or _INTERNAL_KINDS & {kind, *parts.kinds}:
