@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from digest.compose.citations import cite
 from digest.compose.phrases import event_predicate
 from digest.config import topic_key
+from digest.english.nouns import MASS_NOUNS
 from digest.english.numbers import count_word, join_words
 from digest.english.similarity import slots
 from digest.english.words import (
@@ -78,8 +79,11 @@ def unit_slots(unit: Unit, predicate: str, *, max_words: int) -> str | None:
 
 
 def _plural(word: str) -> str:
-    """ "op" → "ops": the shared head noun now stands for every slot."""
+    """ "op" → "ops": the shared head noun now stands for every slot; an amount of
+    something stays as it is ("`tanh` and `mean.dim` support")."""
     if is_identifier(word) or not word.isalpha() or noun_lemma(word) != word.lower():
+        return word
+    if word.lower() in MASS_NOUNS:
         return word
     if word.lower().endswith("s") and not parts_of_speech(word.lower()):
         return word  # "ops", a word the lexicon lacks: plural already

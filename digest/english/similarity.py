@@ -36,7 +36,11 @@ def slots(texts: Sequence[str]) -> tuple[int, int, list[list[str]]] | None:
     prefix = min(_common_prefix(first, other) for other in split[1:])
     suffix = min(_common_prefix(first[::-1], other[::-1]) for other in split[1:])
     suffix = min(suffix, *(len(words) - prefix - 1 for words in split))
-    if prefix < 2 or prefix + suffix < MIN_SHARED_WORDS or suffix < 0:
+    # (a verb alone before the slot is shape enough when three words or more follow it:
+    # "Add `tanh` support with new Neutron flow" and "Add `mean.dim` support …")
+    if prefix < 1 or (prefix < 2 and suffix < 3) or prefix + suffix < MIN_SHARED_WORDS:
+        return None
+    if suffix < 0:
         return None
     spans = [words[prefix : len(words) - suffix] for words in split]
     if any(not span or len(span) > MAX_SLOT_WORDS for span in spans):
