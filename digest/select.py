@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from digest.budget import CHANGES_A_SENTENCE, is_quiet
@@ -231,16 +231,28 @@ def nameable(event: Event) -> bool:
     return event.clean or event.must_act or event.release is not None
 
 
+def must_tell(event: Event) -> bool:
+    """True for a change every reader must hear of, told or not: a release, a security fix,
+    a breaking change, anything to act on."""
+    return event.release is not None or event.security or event.breaking or event.must_act
+
+
 def group_units(
     ranked: list[tuple[Event, float]],
     *,
     per_project: int,
     max_must_act: int | None = None,
     fold_trivia: bool = False,
+    plain_units: int | None = None,
+    explains: Callable[[Event], bool] | None = None,
 ) -> list[ProjectPick]:
     """Pick the top `per_project` units of each project; must-act changes beyond them are
     kept as `extra` so they are always cited, routine bumps as `bumps`, trivia (when
     `fold_trivia`, see `split_news`) as `trivia`, the rest as `rest`.
+
+    Beyond a project's first `plain_units` units, a change is named only when its sentence
+    can say why (`explains`) or readers must hear of it (`must_tell`): a list of titles
+    tells a reader less than a count does (EDITORIAL.md, "Fewer changes, told well").
 
     `max_must_act` caps the units that are must-act changes, so that in a long window the
     back-outs (which rank highest) leave room for what else happened; the others go to
@@ -282,7 +294,10 @@ def group_units(
             used.add(event.activity.sha)
             acting = sum(u.lead.must_act for u in top)
             capped = max_must_act is not None and event.must_act and acting >= max_must_act
-            if len(top) < per_project and not capped and (nameable(event) or not top):
+            # (beyond the plain units, only what the sentence can explain or must tell)
+            telling = plain_units is None or explains is None or len(top) < plain_units
+            telling = telling or must_tell(event) or (explains is not None and explains(event))
+            if len(top) < per_project and not capped and telling and (nameable(event) or not top):
                 # Related changes share a sentence only when there are more than fit.
                 crowded = len(candidates) > per_project
                 alike = RELATED_TITLE_SIMILARITY if crowded else SAME_TITLE_SIMILARITY

@@ -225,7 +225,6 @@ def test_a_back_out_relanded_in_the_window_is_told_as_such() -> None:
         change('Reland "Add widget cache"', "src/cache.py", n=2),
         change("Add widget store", "src/store.py", n=3),
         change("Add widget shelf", "src/shelf.py", n=4),
-        change("Add widget crate", "src/crate.py", n=5),
     ]
     config = WireConfig(projects=(USERS,))
     events = classify(activities, config)

@@ -186,7 +186,7 @@ def test_a_clause_a_few_words_past_the_cut_is_kept_whole_or_dropped_whole() -> N
 
 def test_a_crate_or_package_folder_is_no_place_in_a_sentence() -> None:
     polars = tuple(ReplaySource(ACTIVITY / "pola-rs-polars-2026-q2.jsonl").read_all())
-    week = Window(since=datetime(2026, 5, 4, tzinfo=UTC), until=datetime(2026, 5, 11, tzinfo=UTC))
+    week = Window(since=datetime(2026, 5, 25, tzinfo=UTC), until=datetime(2026, 6, 1, tzinfo=UTC))
     story = compose(polars, config=example_config(), window=week)
     body = " ".join(s.text for s in story.body)
     assert len(story.body) >= 5

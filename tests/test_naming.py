@@ -123,7 +123,13 @@ def test_a_round_of_review_is_internal_work() -> None:
 
 def test_a_folder_named_with_a_plain_word_is_no_place_in_a_sentence() -> None:
     activity = [
-        change("Discover private NIC addresses from IPAM", "discovery/cloud/instance.go", n=1),
+        change(
+            "Discover private NIC addresses from IPAM",
+            "discovery/cloud/instance.go",
+            n=1,
+            # (a fourth change is named when its sentence can say why)
+            body="Instances behind NAT only have private addresses, so users could not scrape them.",
+        ),
         change("Add `least()` and `greatest()` functions", "promql/functions.go", n=2),
         change("Speed up label matching for long lists", "model/labels/matcher.go", n=3),
         change("Add `info()` for target metadata", "promql/info.go", n=4),

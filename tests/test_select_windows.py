@@ -12,7 +12,7 @@ import pytest
 from digest.budget import body_limits, story_budget, window_days
 from digest.check.proofread_rules import CONNECTIVES
 from digest.compose import compose
-from digest.config import WireConfig
+from digest.config import DigestSettings, WireConfig
 from digest.model import Activity, FileChange, Story, Window
 from digest.rank import rank
 from digest.reading.classify import classify
@@ -278,9 +278,14 @@ _TRIVIA = [
 ]
 
 
+# A week's layout of every unit it names: each is named, however little its description
+# says (by default only three are, and beyond them those that say why).
+NAMING_ALL = WireConfig(digest=DigestSettings(stories_per_project=8))
+
+
 def _week(titles: list[tuple[str, str]]) -> Story:
     activity = [change(n, title, path=path) for n, (title, path) in enumerate(titles)]
-    return compose(activity, config=WireConfig(), window=span(days=7))
+    return compose(activity, config=NAMING_ALL, window=span(days=7))
 
 
 def _subject(sentence: str) -> str:

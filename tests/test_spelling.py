@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from digest.compose import compose
-from digest.config import Project, WireConfig
+from digest.config import DigestSettings, Project, WireConfig
 from digest.model import Activity, FileChange, Window
 from digest.reading.spelling import own_spelling
 from tests.digest_data import ACTIVITY
@@ -126,7 +126,9 @@ def test_a_package_that_is_the_subject_is_spelled_as_the_prose_spells_it() -> No
         change(4, "Fix crash on exit", path="client/exit.go"),
     ]
     window = Window(since=START, until=START + timedelta(days=7))
-    body = " ".join(s.text for s in compose(activity, config=WireConfig(), window=window).body)
+    # (all four named, however little their descriptions say)
+    config = WireConfig(digest=DigestSettings(stories_per_project=4))
+    body = " ".join(s.text for s in compose(activity, config=config, window=window).body)
     assert "TSDB fixes a panic" in body and "tsdb fixes" not in body, body
     assert "Separately, mixin adds a latency panel" in body, body  # written in lower case: kept
 

@@ -21,7 +21,9 @@ from dataclasses import replace
 from digest.budget import body_limits, story_budget, window_days
 from digest.check import check_story, require_integrity
 from digest.compose.actions import Action, acted_on, item_quotation, write_actions
+from digest.compose.body import told_reason
 from digest.compose.citations import MARKER, Draft, cite, number_references
+from digest.compose.fit import trimmed
 from digest.compose.headline import draft_no_news, news, write_headline, write_lede
 from digest.compose.layout import write_day_body, write_sections
 from digest.config import WireConfig, topic_key
@@ -81,6 +83,8 @@ def compose(
         per_project=per_project,
         max_must_act=max(1, per_project // 3) if long else None,
         fold_trivia=folds_trivia(window, events),
+        plain_units=config.digest.stories_per_project,
+        explains=lambda event: told_reason(event) is not None,
     )
     draft = draft_story(picks, config=config, window=window, repos=repo_names, topic=topic)
     draft = capitalize_openings(
@@ -197,13 +201,22 @@ def draft_story(
         return draft_no_news(config=config, window=window, repos=repos, topic=topic)
     limits = body_limits(window, config, changes=news(picks), projects=len(picks))
     writer = write_day_body if window_days(window) <= 1 else write_sections
-    acted = acted_on(picks)
-    for detail in (3, 2, 1, 0):
-        paragraphs = writer(picks, config=config, detail=detail, acted=acted)
+    # Fewer changes told in full before every change in fewer words: a story too long at
+    # full detail first counts its lowest-ranked spare units (`trimmed`), then shortens.
+    plain = config.digest.stories_per_project
+    attempts = [
+        *((chosen, 3) for chosen in (picks, *trimmed(picks, plain_units=plain))),
+        *((picks, detail) for detail in (2, 1, 0)),
+    ]
+    for chosen, detail in attempts:
+        acted = acted_on(chosen)
+        paragraphs = writer(chosen, config=config, detail=detail, acted=acted)
         body = tuple(s for p in paragraphs for s in p.sentences)
-        words = sum(len(MARKER.sub("", s).split()) for s in body)
+        # (counted as rule 7 counts them: a citation inside a sentence is a word of it)
+        words = sum(len(MARKER.sub("[n]", s).split()) for s in body)
         if len(body) <= limits.max_sentences and words <= limits.max_words:
             break
+    picks = chosen
     sections, start = [], 0
     for paragraph in paragraphs:
         end = start + len(paragraph.sentences)

@@ -40,6 +40,7 @@ from digest.english.nouns import possessive
 from digest.english.numbers import count_word, join_words
 from digest.model import Activity
 from digest.reading.audience import advisory_of
+from digest.reading.event import Event
 from digest.reading.why import quotation
 from digest.select import Unit, same_change
 
@@ -199,6 +200,13 @@ def reads_well(sentence: str, title: str, names: tuple[str, ...]) -> bool:
     return not proofread_sentences([sentence], titles=[title], names=names)
 
 
+def told_reason(event: Event) -> str | None:
+    """The quotation of why a change was made that its sentence may carry (`why.quotation`):
+    none with a connective of ours in it, which would be heard twice."""
+    said = quotation(event.body, event.activity.title)
+    return said if said and not _CONNECTIVE.search(said) else None
+
+
 def unit_sentence(
     unit: Unit,
     *,
@@ -278,20 +286,28 @@ def unit_sentence(
         # (a third time, "likewise in 5.56.0" again read as a form: the sentence says no more)
         if openings is not None:
             openings.releases_said.append(unit.shipped_in)
+    undoing = event.linked or event.kind in ("revert", "reland")
+    # Changes of one shape differing in one slot: one clause, each slot cited.
+    merged = None if undoing else unit_slots(unit, predicate, max_words=max_words)
     if event.security:
         # The advisory, which tells a reader whether it concerns them, unless already said
         advisory = advisory_of(event.activity)
         named = advisory and advisory.lower() not in sentence.lower()
         # (a dependency's update is the dependency's fix: "a security update" of it)
         noun = "security update" if event.bump is not None else "security fix"
-        sentence += f", a {noun} for {advisory}" if named else f", a {noun}"
+        # (one clause of several fixes says how many: "prevents XSS in A [1] and B [2], two
+        # security fixes")
+        fixes = 1 + len(unit.related) if merged and all(e.security for e in unit.related) else 1
+        if fixes > 1:
+            plural = "security updates" if event.bump is not None else "security fixes"
+            sentence += f", {count_word(fixes)} {plural}"
+        else:
+            sentence += f", a {noun} for {advisory}" if named else f", a {noun}"
         if unit.shipped_fix:
             # (the release sentence before it names the version, which this one cites not)
             sentence += " that the new release ships"
     retold = all(same_change(event, e) for e in unit.related)
-    undoing = event.linked or event.kind in ("revert", "reland")
-    # Changes of one shape differing in one slot: one clause, each slot cited.
-    if not undoing and (merged := unit_slots(unit, predicate, max_words=max_words)):
+    if merged:
         # (a release that ships the lead may not ship the others: it is left unsaid)
         kept = sentence if event.security else located
         if (
@@ -306,15 +322,13 @@ def unit_sentence(
     # as if its author said them, and cited bare they would be told by nothing: the clause
     # wins over the quotation.
     untold = bool(unit.related) and related and not retold
-    said = quotation(event.body, event.activity.title) if quote and not untold else None
+    said = told_reason(event) if quote and not untold else None
     frame = openings.attribution() if openings else ATTRIBUTIONS[0]
     if said and frame and event.kind not in ("revert", "reland"):
         quoted = f"{sentence}; {frame.format(q=said)}"
-        # The quotation must read as well as our own words: no connective of ours twice,
-        # no container folder or own name as a place.
-        if not _CONNECTIVE.search(said) and reads_well(
-            quoted + ".", event.activity.title, (name, event.project.name)
-        ):
+        # The quotation must read as well as our own words: no container folder or own
+        # name as a place.
+        if reads_well(quoted + ".", event.activity.title, (name, event.project.name)):
             sentence = quoted
             if openings:
                 openings.quoted += 1

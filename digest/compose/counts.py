@@ -24,14 +24,23 @@ from digest.select import NAMED_HOUSEKEEPING, ProjectPick, Unit, bump_count
 
 
 def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozenset()) -> str:
-    """ "backs out or relands two more changes", cited when the citations fit in `room`, else
-    saying how many of them the action items cite (`acted`: their shas)."""
+    """ "backs out or relands two more changes", "lands one more security fix", cited when
+    the citations fit in `room`, else saying how many of them the action items cite
+    (`acted`: their shas)."""
     kinds = {u.lead.kind for u in units}
-    verb = {"revert": "backs out", "reland": "relands"}.get(
-        next(iter(kinds)) if len(kinds) == 1 else "", "backs out or relands"
-    )
     number = commit_count(u.lead for u in units)
-    noun = "change" if number == 1 else "changes"
+    if kinds <= {"revert", "reland"}:
+        verb = {"revert": "backs out", "reland": "relands"}.get(
+            next(iter(kinds)) if len(kinds) == 1 else "", "backs out or relands"
+        )
+        noun = "change" if number == 1 else "changes"
+    else:
+        # what must be acted on beyond what the action items cite: no back-out among them
+        verb = "lands"
+        if all(u.lead.security for u in units):
+            noun = "security fix" if number == 1 else "security fixes"
+        else:
+            noun = "change" if number == 1 else "changes"
     phrase = f"{verb} {count_word(number)} more {noun}"
     activities = [u.lead.activity for u in units]
     if len(activities) <= room:
@@ -244,9 +253,11 @@ def summary_sentences(
         for position, tail in enumerate(_join_distinct(folded)):
             subject = name if not position else "It"
             sentences.append(_opened(openings.further(same_kind=False), subject, tail))
-    if counted_extras:
-        count = _count_phrase(list(counted_extras), MAX_CITATIONS, acted)
-        sentences.append(openings.further(same_kind=False).format(s=name, p=count) + ".")
+    undos = [u for u in counted_extras if u.lead.kind in ("revert", "reland")]
+    for group in (undos, [u for u in counted_extras if u not in undos]):
+        if group:
+            count = _count_phrase(group, MAX_CITATIONS, acted)
+            sentences.append(openings.further(same_kind=False).format(s=name, p=count) + ".")
     return sentences
 
 

@@ -15,6 +15,7 @@ from digest.compose.body import (
     Openings,
     Paragraph,
     pack_phrases,
+    told_reason,
     unit_sentence,
     vary_subjects,
 )
@@ -107,9 +108,13 @@ def _quotes(detail: int, position: int) -> bool:
     return detail >= 3 or (detail == 2 and position == 0)
 
 
-def _undos(units: tuple[Unit, ...]) -> list[Unit]:
-    """The reverts and relands among `units`: a breaking or CI-gate change has its own item."""
-    return [u for u in units if u.lead.kind in ("revert", "reland")]
+def _counted_extras(units: tuple[Unit, ...], acted: frozenset[str]) -> list[Unit]:
+    """The must-act changes beyond the named ones that a count tells: the reverts and
+    relands, and the others that no action item cites (a fourth security fix, where the
+    upgrade item cites three)."""
+    undos = [u for u in units if u.lead.kind in ("revert", "reland")]
+    others = [u for u in units if u not in undos and u.lead.activity.sha not in acted]
+    return undos + others
 
 
 def _split_extras(units: list[Unit], *, keep: int) -> tuple[list[Unit], list[Unit]]:
@@ -148,7 +153,7 @@ def write_sections(
                 name=name,
                 openings=openings,
                 max_topics=2 if detail else 0,
-                counted_extras=_undos(pick.extra),
+                counted_extras=_counted_extras(pick.extra, acted),
                 acted=acted,
             )
             paragraphs.append(
@@ -186,7 +191,7 @@ def write_sections(
         name=name,
         openings=openings,
         max_topics=3 if detail else 1,
-        counted_extras=_undos(pick.extra),
+        counted_extras=_counted_extras(pick.extra, acted),
         acted=acted,
     )
     if brief:
@@ -224,6 +229,12 @@ def _section(
     own = 2 if pack else len(units)
     while own < len(units) and (units[own].lead.security or units[own].lead.release):
         own += 1
+    if detail >= 3:
+        # At full detail a change whose sentence can say why keeps it: packed into a list
+        # of titles, it would lose its reason.
+        telling = [u for u in units[own:] if told_reason(u.lead)]
+        units = [*units[:own], *telling, *(u for u in units[own:] if u not in telling)]
+        own += len(telling)
     sentences = [
         unit_sentence(
             unit,
