@@ -415,3 +415,24 @@ def test_a_setting_the_change_moves_is_no_measured_result(setting: str) -> None:
     from digest.reading.why import measured
 
     assert measured(f"Widgets keep their state.\n\n{setting}\n") == []
+
+
+def test_mechanics_are_no_reason_but_what_a_change_prevents_is() -> None:
+    # "This PR updates the CMake files to enable …" says how; the next sentence says why
+    body = (
+        "This PR updates the CMake files to enable native Windows builds for the backend. "
+        "This avoids stalling the whole queue and only waits for the work submitted by it."
+    )
+    said = quotation(body, "Support Windows native build")
+    assert (
+        said == "This avoids stalling the whole queue and only waits for the work submitted by it"
+    )
+    # the title's own verb again is the title again
+    again = "This PR enables the `MM` and `AddMM` operators in the backend using the new flow."
+    assert quotation(again, "Enable `MM` and `AddMM` with new flow") is None
+    # … while a verb of what it spares users is a reason
+    spares = "Prevents undersized GPU buffer allocations from attacker-controlled tensor sizes."
+    assert quotation(spares, "Fix integer overflow in multiply_integers") == spares.rstrip(".")
+    # what the code does instead is mechanics too
+    instead = "Instead use a sentinel and only forward when the argument was passed by the user."
+    assert quotation(instead, "Stop forwarding descending unless passed") is None

@@ -225,6 +225,8 @@ _NOT_A_REASON = re.compile(
     r"|happened|breaks?|broke|means|meant|triggers?|triggered|calls|incorporates|implies)\b"
     # one that introduces what follows: "A common pattern from CI logs is the following"
     r"|\b(the\s+following|as\s+follows)\W*$"
+    # what the code does instead: "Instead use np._NoValue and only forward …"
+    r"|^\s*instead\s*,?\s+(use|we|this|it|call|do|return|check|store|keep|make|match|pass)\b"
     # a fragment with no subject: "Applied across all ~30 functions …", "Built in the …";
     # where the code came from: "Ported from the MLX delegate PR (#18785) Metal shader"
     r"|^\s*(applied|built|verified|validated|added|moved)\s"
@@ -274,6 +276,26 @@ def _says_what(sentence: str) -> bool:
         return False  # "Adding a handler enables …": a gerund opens a reason
     lemma = verb_lemma(words[0]) or words[0].lower()
     return lemma in _SAYING_VERBS or _imperative(sentence)
+
+
+# Verbs that say what a change lets users do or spares them: a sentence that opens with one
+# says what it is for ("Prevents undersized GPU buffer allocations from …", "Allows new
+# clusters to be deployed with runners paused"), unless the title opened with it too.
+_EFFECT_VERBS = frozenset({"allow", "enable", "prevent", "let", "avoid", "permit", "stop"})
+
+
+def _mechanics(sentence: str, title: str) -> bool:
+    """True for a sentence that says what the change does (`_says_what`) as its mechanics:
+    with a verb other than one of `_EFFECT_VERBS`, or with the title's own verb."""
+    if not _says_what(sentence):
+        return False
+    words = re.sub(
+        r"^this\s+(pr|change|commit|patch|diff)\s+", "", _LEAD_LABEL.sub("", sentence), flags=re.I
+    ).split()
+    lemma = verb_lemma(words[0]) or words[0].lower()
+    title_words = re.sub(r"^[\w\s()!-]*:\s*", "", title).split()
+    title_lemma = (verb_lemma(title_words[0]) or title_words[0].lower()) if title_words else ""
+    return lemma not in _EFFECT_VERBS or lemma == title_lemma
 
 
 def _imperative(sentence: str) -> bool:
@@ -383,10 +405,14 @@ def quotation(body: str, title: str = "", *, max_words: int = QUOTE_WORDS) -> st
     found = [r for r in reason_sentences(body) if not _NOT_A_REASON.search(r)]
     # One that states an effect may still be an order of what to do ("Allow users to set
     # …"), as the title was, unless it gives a purpose ("Lower the cap to stay under …").
+    # Nor the mechanics of what the change does ("This PR updates the CMake files to enable
+    # native Windows builds", "This PR enables the `MM` operators"), however many effect
+    # words they hold.
     stating = [
         r
         for r in [r for r in found if _states_effect(r)][:2]
-        if not _about_code(r) and (_PURPOSE.search(r) or not _imperative(r))
+        if not _about_code(r)
+        and (_PURPOSE.search(r) or not (_imperative(r) or _mechanics(r, title)))
     ]
     # One that states no effect is a reason only when it is more than the title in other
     # words: one that says what ("Introduce a pass manager …") says what the title did.
