@@ -87,6 +87,11 @@ SECURITY, MUST_ACT, RELEASE, USER_VISIBLE, INTERNAL = 5, 4, 3, 2, 1
 
 def tier(event: Event) -> int:
     """Who an event reaches and how much they must do about it."""
+    if event.security and event.bump is not None:
+        # A dependency's security update is the dependency's news: it ranks with what users
+        # see, not above the project's own releases and changes ("PROMETHEUS UPDATES
+        # DEPENDENCY SANITIZE-HTML" led a fortnight of PromQL features and a release).
+        return USER_VISIBLE
     if event.security:
         return SECURITY
     if event.internal:  # a CI gate of a library's own CI included: its users never see it

@@ -462,7 +462,8 @@ def test_a_change_across_the_monorepos_packages_is_the_projects_not_one_packages
     body = " ".join(
         s.text for s in compose([spread, *others], config=WireConfig(), window=window).body
     )
-    assert body.startswith("Widgetry bumps the bundler"), body
+    # (the update of a dependency ranks with the project's own changes: not first here)
+    assert re.search(r"\b[Ww]idgetry bumps the bundler", body), body
     assert "db" not in body, body
     one = at(1, "Bump the bundler to its latest patch version", "packages/db/package.json")
     body = " ".join(

@@ -1032,3 +1032,27 @@ def test_of_several_releases_the_one_that_ships_the_named_change_is_said() -> No
         r"positives for reactivity loss warning \[\d\]",
         first,
     ), first
+
+
+def test_a_lede_tells_a_security_fix_its_release_carries_once() -> None:
+    # "ships 3.11.3 with a security fix and fixes stored XSS in …": one fix told twice
+    fix = change(VITE, "fix: prevent stored XSS in heatmap labels", "packages/vite/src/a.ts", n=1)
+    release = change(VITE, "release: v8.0.5", "packages/vite/CHANGELOG.md", n=2, added=9)
+    feature = change(VITE, "feat: add a `--port` option", "packages/vite/src/b.ts", n=3)
+    told = story([fix, release, feature], days=14)
+    assert "8.0.5 with a security fix" in told.lede, told.lede
+    assert "XSS" not in told.lede and "`--port`" in told.lede, told.lede
+
+
+def test_a_dependencys_security_update_leads_no_story_of_the_projects_own_news() -> None:
+    bump = change(
+        VITE,
+        "fix(deps): update dependency sanitize-html to v2.17.4 [security]",
+        "packages/vite/package.json",
+        n=1,
+    )
+    feature = change(VITE, "feat: add a `--port` option", "packages/vite/src/b.ts", n=2)
+    told = story([bump, feature], days=7)
+    headline = told.headline.lower()
+    assert "sanitize" not in headline and "port" in headline, told.headline
+    assert "security update" in " ".join(s.text for s in told.body)

@@ -240,12 +240,12 @@ def write_lede(
         )
     first = picks[0]
     named = [first.lead]
-    if len(picks) == 1 and len(first.units) > 1:
+    # (a security fix the leading release carries is told by its "with a security fix")
+    others = [u for u in first.units[1:] if not _carried_fix(first.lead, u)]
+    if len(picks) == 1 and others:
         # The project's releases are named by version whatever outranks them.
-        releases = [u for u in first.units[1:] if u.lead.release is not None]
-        named.append(
-            releases[0] if releases and first.lead.lead.release is None else first.units[1]
-        )
+        releases = [u for u in others if u.lead.release is not None]
+        named.append(releases[0] if releases and first.lead.lead.release is None else others[0])
     phrases = [_lede_phrase(u) for u in named]
     if _apart(named):
         # "ships 2.4.6 and stops forwarding …" reads as the release carrying the fix
@@ -268,6 +268,14 @@ def write_lede(
         changes = "change was" if backed_out == 1 else "changes were"
         sentence += f"; in all, {count_word(backed_out)} {changes} backed out"
     return sentence + "."
+
+
+def _carried_fix(release: Unit, unit: Unit) -> bool:
+    """True for a security fix that `release` carries, which its lede phrase counts ("ships
+    3.11.3 with a security fix"): named beside it, "and fixes stored XSS …" told it twice."""
+    if release.lead.release is None or not unit.lead.security:
+        return False
+    return unit.lead.activity.sha in {e.activity.sha for e in release.carried}
 
 
 def _apart(named: list[Unit]) -> bool:
