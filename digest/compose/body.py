@@ -79,7 +79,11 @@ ATTRIBUTIONS = (
     "its description says “{q}”",
     "in its author's words, “{q}”",
     "as its description puts it, “{q}”",
+    "its author explains: “{q}”",
+    "according to its description, “{q}”",
+    "the pull request notes: “{q}”",
 )
+# (readers heard three frames "in every sentence" as a form: six, each once before again)
 MAX_FRAME_USES = 2
 
 
