@@ -150,3 +150,13 @@ def test_a_word_of_english_beside_the_name_is_no_misspelling_of_it() -> None:
     story = compose(activity, config=config, window=window)
     assert "STABILIZES" in story.headline, story.headline
     assert story.checks.canonical_names == 1.0
+
+
+def test_capitals_win_when_the_prose_writes_them_more_than_half_as_often() -> None:
+    # astro's window: "Astro" 12 times, "astro" 13 (commands and packages the prose names in
+    # lower case): readers took "astro adds …" mid-sentence for a slip
+    capital = [change(n, "Document the cache", "Widgetry caches results.") for n in range(4)]
+    lower = [change(10 + n, "Add a guide", "Run widgetry to start.") for n in range(5)]
+    assert own_spelling("widgetry", [*capital, *lower]) == "Widgetry"
+    # … but not a name written so twice as often as with a capital, as pytest writes its own
+    assert own_spelling("widgetry", [*capital[:2], *lower[:4]]) is None

@@ -38,12 +38,14 @@ def _prose_uses(name: str, activities: Iterable[Activity]) -> Counter[str]:
 def own_spelling(name: str, activities: Iterable[Activity]) -> str | None:
     """The spelling of `name` the activities' prose uses, when it is not the name as given;
     else None. A spelling with capitals ("Polars", "NumPy") wins as soon as the prose
-    writes the name with capitals at least as often as in lower case, since a project that
-    keeps its name lower case ("pytest") writes it so; any other spelling must be used
+    writes the name with capitals more than half as often as in lower case, since a project
+    that keeps its name lower case ("pytest") writes it so nearly always; any other spelling must be used
     more often than every other. An all-capital spelling is a shout, never a name."""
     uses = _prose_uses(name, activities)
     capitalized = Counter({s: n for s, n in uses.items() if s != s.lower() and not s.isupper()})
-    if capitalized and capitalized.total() >= uses[name.lower()]:
+    # (half as often is enough: the lower-case uses that slip past `_prose_uses` are a
+    # command's or a package's, "run astro build", and readers took "astro adds …" for a slip)
+    if capitalized and 2 * capitalized.total() > uses[name.lower()]:
         # Capitals inside a name are meant ("NumPy"); one at its start may be a sentence's
         # or a slip ("Numpy"): a spelling with inner capitals wins whenever it is used.
         inner = Counter({s: n for s, n in capitalized.items() if any(c.isupper() for c in s[1:])})
