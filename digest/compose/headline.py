@@ -241,11 +241,11 @@ def write_lede(
     first = picks[0]
     named = [first.lead]
     # (a security fix the leading release carries is told by its "with a security fix")
-    others = [u for u in first.units[1:] if not _carried_fix(first.lead, u)]
-    if len(picks) == 1 and others:
+    untold = [u for u in first.units[1:] if not _carried_fix(first.lead, u)]
+    if len(picks) == 1 and untold:
         # The project's releases are named by version whatever outranks them.
-        releases = [u for u in others if u.lead.release is not None]
-        named.append(releases[0] if releases and first.lead.lead.release is None else others[0])
+        releases = [u for u in untold if u.lead.release is not None]
+        named.append(releases[0] if releases and first.lead.lead.release is None else untold[0])
     phrases = [_lede_phrase(u) for u in named]
     if _apart(named):
         # "ships 2.4.6 and stops forwarding …" reads as the release carrying the fix
