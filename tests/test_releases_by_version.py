@@ -540,6 +540,14 @@ def test_a_lede_names_three_packages_whose_versions_nothing_says_and_counts_the_
         told.lede
     )
     assert "vercel" not in told.lede
+    # … and so does the body's sentence: a list of twenty names read as no sentence
+    [sentence] = [s.text for s in told.body if "releases of" in s.text]
+    assert "cloudflare, mdx and svelte and releases of four more packages" in sentence, sentence
+    assert "vercel" not in sentence, sentence
+    # one more is named rather than counted
+    four = [f"packages/integrations/{p}/CHANGELOG.md" for p in names[:4]]
+    told = story([change("withastro/astro", "[ci] release (#14000)", *four, n=1)])
+    assert "cloudflare, mdx, svelte and node" in " ".join(s.text for s in told.body)
 
 
 def test_a_release_ships_only_the_security_fixes_that_landed_before_it() -> None:

@@ -228,8 +228,15 @@ def all_named(unit: Unit, *, limit: int = MAX_LEDE_PRODUCTS) -> list[str]:
     named = [t for p, found in shown for t in _run(p, found, alone=len(products) == 1)]
     rest = len(products) - len(shown)
     if rest:
-        named.append(f"releases of {count_word(rest)} more packages")
+        named.append(_more_packages(rest))
     return named
+
+
+def _more_packages(count: int) -> str:
+    """ "releases of 14 more packages", "a release of one more package"."""
+    if count == 1:
+        return "a release of one more package"
+    return f"releases of {count_word(count)} more packages"
 
 
 def _headline_named(unit: Unit) -> tuple[list[str], bool]:
@@ -278,7 +285,15 @@ def release_predicate(
         # A range or a release left unnamed: the count says how many there were.
         if total > max(1, sum(" to " not in n for n in mine + packages)):
             tail = f", {count_word(total)} releases in all{tail and ','}{tail}"
-        named, own = mine + _grouped(packages, unit), bool(mine)
+        # Three packages whose version nothing says tell as much as twenty: the rest are
+        # counted ("new releases of astro, create-astro and cloudflare and releases of 17
+        # more packages"), as the lede counts them.
+        bare = [p for p in packages if p.startswith("a new ")]
+        # (one more is named: "and a release of one more package" is no shorter)
+        spare = bare[MAX_NAMED_RELEASES:] if len(bare) > MAX_NAMED_RELEASES + 1 else []
+        packages = [p for p in packages if p not in spare]
+        more = [_more_packages(len(spare))] if spare else []
+        named, own = mine + _grouped(packages, unit) + more, bool(mine)
     if own:
         plural = len(named) > 1 or " to " in named[0] or " and " in named[0]
         verb = "are out" if plural else "is out"
