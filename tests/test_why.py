@@ -436,3 +436,16 @@ def test_mechanics_are_no_reason_but_what_a_change_prevents_is() -> None:
     # what the code does instead is mechanics too
     instead = "Instead use a sentinel and only forward when the argument was passed by the user."
     assert quotation(instead, "Stop forwarding descending unless passed") is None
+
+
+def test_what_was_wrong_before_is_quoted_ahead_of_how_it_works() -> None:
+    body = (
+        "The pass resolves parameters by the argument's own index from here on. "
+        "Previously only the first tensor of a concatenation was dequantized, so its outputs "
+        "were wrong."
+    )
+    said = quotation(body, "Fix quantized constant folding")
+    assert said is not None and said.startswith("Previously only the first tensor"), said
+    # a sentence that opens on "However" or "But" leans on the one before it
+    leaning = "But the discard path also calls it, running the unlink logic twice over again."
+    assert quotation(leaning, "Prevent batch unlinking twice") is None

@@ -170,6 +170,16 @@ _EFFECT = re.compile(
     r"|\bto\s+(avoid|stay|keep|reduce|ensure|match|support|speed\s+up|save)\b",
     re.I,
 )
+# What was wrong before the change: "The decoder previously used a flat KV cache capped at
+# …", "A typo silently passes today", "stalls mid-download, causing the job to time out". A
+# sentence that says so is quoted ahead of one on how the change works (`_states_effect`);
+# it does not rank a change (`says_why`).
+_WRONG_BEFORE = re.compile(
+    r"\b(previously|silently|causing|stale|stalls?|timeouts?|unable|cannot|can't|bugs?"
+    r"|reduc(es|ed|ing)|not\s+available|not\s+possible|flawed|corrupt\w*"
+    r"|(did|does|do|would)\s*n[o']t)\b",
+    re.I,
+)
 # Sentences that are no reason: the author's asides and hedges, steps of a series,
 # pointers elsewhere, and notes on how the change was written ("I am not 100% sure why
 # …", "This is intended for next commit", "This PR was authored with the assistance of
@@ -213,7 +223,7 @@ _NOT_A_REASON = re.compile(
     # a sentence that leans on the one before it, quoted alone: "As a result production
     # build could …", "This means …", "Therefore …"
     r"|^\s*(to\s+(allow|enable|support|do|achieve|make)\s+(this|that)\b|also|additionally"
-    r"|moreover|furthermore|in\s+addition|on\s+top\s+of\s+that|besides"
+    r"|moreover|furthermore|however|but|in\s+addition|on\s+top\s+of\s+that|besides"
     r"|consequently|this\s+one|the\s+(pr|change|patch)\s+now|noticed|attempt\s+\d"
     r"|separately|together|specifically|in\s+(this|that)\s+way|this\s+(time|version)|else"
     r"|(it|they|these|those)\s"
@@ -335,7 +345,7 @@ def _about_code(sentence: str) -> bool:
 
 
 def _states_effect(sentence: str) -> bool:
-    return _EFFECT.search(sentence) is not None
+    return _EFFECT.search(sentence) is not None or _WRONG_BEFORE.search(sentence) is not None
 
 
 def _prose(text: str) -> bool:
