@@ -470,3 +470,26 @@ def test_a_change_across_the_monorepos_packages_is_the_projects_not_one_packages
         s.text for s in compose([one, *others], config=WireConfig(), window=window).body
     )
     assert "db package bumps the bundler" in body, body
+
+
+def test_a_few_changes_each_in_a_place_of_its_own_are_headed_by_their_places() -> None:
+    # "Other changes" over a TSDB fix and a discovery feature named nothing a reader follows
+    topics = tuple(
+        TopicRule(name=name, paths=(f"src/{name.lower()}/**",)) for name in ("TSDB", "PromQL")
+    )
+    config = WireConfig(projects=(Project(repo="acme/foo", name="foo", topics=topics),))
+    work = [
+        change("src/tsdb/head.go", title="fix: stop a panic on an empty head", n=1),
+        change("src/promql/engine.go", title="feat: add `info()` to queries", n=2),
+        change("src/release/notes.md", title="release: v3.1.0", n=3),
+    ]
+    since = datetime(2026, 6, 1, tzinfo=UTC)
+    story = compose(work, config=config, window=Window(since=since, until=since + timedelta(7)))
+    headings = [heading for heading, _ in story.paragraphs()]
+    assert any(h and re.fullmatch(r"(TSDB and PromQL|PromQL and TSDB)", h) for h in headings), (
+        headings
+    )
+    # one without a place of its own leaves the catch-all as it was
+    work[0] = change("src/misc.go", title="fix: stop a panic on an empty head", n=1)
+    story = compose(work, config=config, window=Window(since=since, until=since + timedelta(7)))
+    assert "TSDB and PromQL" not in [h for h, _ in story.paragraphs()]

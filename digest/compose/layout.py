@@ -23,6 +23,7 @@ from digest.compose.counts import summary_sentences
 from digest.compose.phrases import project_name, topic_of
 from digest.compose.release import unit_phrase
 from digest.config import WireConfig
+from digest.english.numbers import join_words
 from digest.select import ProjectPick, Unit
 
 _OBJECT_WORDS = (7, 9, 12, 16)  # by detail
@@ -33,6 +34,8 @@ IN_BRIEF = "In brief"
 _ANAPHORIC = ("beyond", "besides", "other")
 # A story of at most this many units gives each its own sentence at full detail.
 SMALL_STORY_UNITS = 6
+# A heading names at most this many places ("Android, Vulkan, CUDA and Arm").
+MAX_PLACES = 4
 # A story of at most this many units that no topic splits has no headings of kinds.
 MIN_THEMED_UNITS = 4
 _KIND_THEMES = {"feature": "New and changed", "fix": "Fixes"}
@@ -174,7 +177,10 @@ def write_sections(
         themes = _by_theme(others)
         # (in the order of their kinds all the same, so that one kind's units run together)
         alike = [u for _, units in themes for u in units]
-        groups = themes if len(others) > MIN_THEMED_UNITS else [(OTHER, alike)]
+        if groups and groups[0][0] not in _THEMES:
+            groups = [(groups[0][0], alike)]  # a place's heading ("TSDB and PromQL") stays
+        else:
+            groups = themes if len(others) > MIN_THEMED_UNITS else [(OTHER, alike)]
     if first:
         groups = [(_first_heading(first), first), *groups]
         groups = [(h, us) for h, us in groups if us]
@@ -320,6 +326,8 @@ def _themes_of_other(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
     "Maintenance") when there are more than fit one sentence and at least two themes have
     two units or more, a theme of one unit too (a lone fix under "Other changes" beside
     "Maintenance" read as unsorted); a lone back-out goes under "Other changes", last."""
+    if places := _places_of(units):
+        return [(places, units)]
     if len(units) <= MAX_CITATIONS:
         return [(OTHER, units)]
     themes = [(h, us) for h, us in _by_theme(units) if h != BACK_OUTS]
@@ -328,6 +336,16 @@ def _themes_of_other(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
     themed = {id(u) for _, us in themes for u in us}
     rest = [u for u in units if id(u) not in themed]
     return themes + ([(OTHER, rest)] if rest else [])
+
+
+def _places_of(units: list[Unit]) -> str | None:
+    """A heading of the places a few units are about, when each has one and they differ:
+    "PromQL and TSDB" over a fix to each, where "Other changes" named nothing a reader
+    follows. None when one of them has no place."""
+    places = [topic_of(u.lead) for u in units]
+    if not 2 <= len(units) <= MAX_PLACES or None in places or len(set(places)) < len(places):
+        return None
+    return join_words([p for p in places if p is not None])
 
 
 def _by_theme(units: list[Unit]) -> list[tuple[str, list[Unit]]]:
