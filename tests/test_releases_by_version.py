@@ -1064,3 +1064,22 @@ def test_a_dependencys_security_update_leads_no_story_of_the_projects_own_news()
     headline = told.headline.lower()
     assert "sanitize" not in headline and "port" in headline, told.headline
     assert "security update" in " ".join(s.text for s in told.body)
+
+
+def test_the_body_counts_as_many_more_packages_as_the_lede() -> None:
+    # astro: the lede's "releases of 16 more packages" beside the body's "14 more", which
+    # counted only the release commits the sentence cites
+    names = [f"pkg{n}" for n in range(16)]
+    commits = [
+        change(
+            "withastro/astro",
+            f"[ci] release (#{14000 + n})",
+            *(f"packages/integrations/{p}/CHANGELOG.md" for p in names[4 * n : 4 * n + 4]),
+            n=n + 1,
+        )
+        for n in range(4)
+    ]
+    told = story(commits, days=14)
+    [body] = [s.text for s in told.body if "releases of" in s.text]
+    counts = [re.search(r"releases of (\w+) more packages", t) for t in (told.lede, body)]
+    assert all(counts) and counts[0][1] == counts[1][1], (told.lede, body)  # type: ignore[index]
