@@ -411,8 +411,11 @@ _AUXILIARIES = AUXILIARIES | {"get", "gets", "got"}
 _CLAUSE_RELATIVES = frozenset({"whose", "which", "who", "whom"})
 
 
-# Words that narrow what a clause claims: dropped, the claim says more than the title.
-_LIMITING = frozenset({"without", "unless", "except", "only", "not", "never", "outside"})
+# Words that narrow what a clause claims: dropped, the claim says more than the title
+# ("for better performance | on free-threading" said it of every build).
+_LIMITING = frozenset(
+    {"without", "unless", "except", "only", "not", "never", "outside", "on", "under"}
+)
 
 
 def shorten(text: str, *, max_words: int) -> str:
