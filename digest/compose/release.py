@@ -294,8 +294,8 @@ def release_predicate(
         packages = [p for p in packages if p not in spare]
         # (counted among every package the releases publish, cited or not, as the lede
         # counts them: "14 more" beside the lede's "16 more" read as a contradiction)
-        every = sum(1 for p, found in _every(unit).items() if p is not None and not found)
-        more = [_more_packages(every - len(bare) + len(spare))] if spare else []
+        versionless = sum(1 for p, found in _every(unit).items() if p is not None and not found)
+        more = [_more_packages(versionless - len(bare) + len(spare))] if spare else []
         named, own = mine + _grouped(packages, unit) + more, bool(mine)
     if own:
         plural = len(named) > 1 or " to " in named[0] or " and " in named[0]
