@@ -121,6 +121,23 @@ def test_a_round_of_review_is_internal_work() -> None:
         assert classify_one(change(title, "src/widgets/core.py"), USERS).internal, title
 
 
+def test_code_moved_within_the_code_is_internal_work() -> None:
+    from digest.reading.classify import classify_one
+
+    for title in (
+        "Inline `set_default`",
+        "Extract parsing into a helper",
+    ):
+        assert classify_one(change(title, "src/widgets/core.py"), USERS).internal, title
+    # … not a feature that extracts, nor inline styles users write
+    for title in (
+        "Extract text from PDF files",
+        "Keep inline styles on hydration",
+        "inline styles are kept",
+    ):
+        assert not classify_one(change(title, "src/widgets/core.py"), USERS).internal, title
+
+
 def test_a_folder_named_with_a_plain_word_is_no_place_in_a_sentence() -> None:
     activity = [
         change(
