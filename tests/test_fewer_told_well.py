@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from itertools import pairwise
 
 from digest.compose import compose
 from digest.config import DigestSettings, WireConfig
@@ -148,3 +149,16 @@ def test_where_code_came_from_is_no_reason_and_an_example_ends_no_sentence() -> 
     assert quotation(ported, "Add a gated delta rule kernel") is None
     aside = "Memory use drops for long prompts (e.g. 32k tokens), so that larger models fit."
     assert quotation(aside, "Add a paged cache") == aside.rstrip(".")
+
+
+def test_what_a_count_leaves_out_is_told_as_more_not_as_the_whole() -> None:
+    # "Beyond these, NumPy lands 13 more changes. It makes 13 documentation … changes" read
+    # as if the 13 were all
+    from tests.digest_data import every_story
+
+    after = re.compile(r"lands \w+ more (changes|fixes): [^.]*\.$")
+    for label, story in every_story():
+        texts = [s.text for s in story.body]
+        for count, following in pairwise(texts):
+            if after.search(count):
+                assert not following.startswith(("It makes", "It updates")), (label, following)

@@ -53,8 +53,8 @@ _PACKAGE_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
 # first, so no connective or scaffold runs through most stories of a feed.
 # Another change of the same kind: an opening that adds, never one that claims the two
 # are alike ("Likewise", "Similarly" joined unrelated fixes).
-_ALSO = "{s} also {p}"
-_SAME_KIND = ("On top of that, {s} {p}", "Additionally, {s} {p}", _ALSO)
+ALSO_OPENING = "{s} also {p}"
+_SAME_KIND = ("On top of that, {s} {p}", "Additionally, {s} {p}", ALSO_OPENING)
 _OTHER_KIND = ("In addition, {s} {p}", "Separately, {s} {p}", "Beyond that, {s} {p}")
 _ELSEWHERE = (
     "Elsewhere, {s} {p}",
@@ -128,6 +128,17 @@ class Openings:
         pool = _SAME_KIND if same_kind else _OTHER_KIND
         return self._first_free(pool) or PLAIN_OPENING
 
+    def also(self) -> str:
+        """An opening that adds to a count before it: "{s} also {p}" once a story, then
+        "On top of those, {s} {p}"."""
+        return self._first_free((ALSO_OPENING,)) or "On top of those, {s} {p}"
+
+    def heard(self, sentences: list[str]) -> None:
+        """Note what the story's sentences so far say: an "also" of a title told in one of
+        them ("… is also used by …") leaves no room for ours."""
+        if any(re.search(r"\balso\b", sentence, re.I) for sentence in sentences):
+            self.used.add(ALSO_OPENING)
+
     def elsewhere(self) -> str:
         """An opening for a sentence that moves to another part of the same project: one
         of `_ELSEWHERE` once a story, while it has links left; then the plain subject."""
@@ -139,7 +150,8 @@ class Openings:
         """An opening for what is counted after `named` named changes: "Beyond these, …"
         needs more than one before it; after fewer, "… also …"."""
         if named < 2:
-            return _ALSO
+            self.used.add(ALSO_OPENING)
+            return ALSO_OPENING
         return self._first_free(_BEYOND[self.seed % len(_BEYOND) :][:1]) or PLAIN_OPENING
 
     def next_project(self) -> str:

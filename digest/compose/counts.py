@@ -246,6 +246,10 @@ def summary_sentences(
         told = []
         for position, tail in enumerate(tails):
             opening = openings.further(same_kind=False) if not position else PLAIN_OPENING
+            if not position and opening == PLAIN_OPENING:
+                # "It also makes 13 documentation … changes": a plain "It makes" after
+                # "lands 13 more changes." read as if the 13 were all
+                opening = openings.also()
             told.append(_opened(opening, "It", tail))
         opening = openings.beyond(named=len(pick.units))
         sentences += [opening.format(s=name, p=first), *told]

@@ -92,6 +92,7 @@ def write_day_body(
             )
         named, counted = _split_extras([*units[len(major) :], *pick.extra], keep=3 if detail else 2)
         sentences += _packed(named, name=name, openings=openings, max_words=10 if detail else 7)
+        openings.heard(sentences)
         sentences += summary_sentences(
             pick,
             name=name,
@@ -146,11 +147,12 @@ def write_sections(
     action items cite) says how many of them the action items cite.
     """
     openings = Openings(seed=story_seed(picks))
-    paragraphs = []
+    paragraphs: list[Paragraph] = []
     if len(picks) > 1:
         for pick in picks:
             name = project_name(config, pick.repo)
             sentences = _section(list(pick.units), name=name, openings=openings, detail=detail)
+            openings.heard([*(s for p in paragraphs for s in p.sentences), *sentences])
             sentences += summary_sentences(
                 pick,
                 name=name,
@@ -192,6 +194,7 @@ def write_sections(
         # A single group needs no heading of its own: the lede is its heading.
         sentences = vary_subjects(sentences, name=name, openings=openings)
         paragraphs.append(Paragraph(heading if len(groups) > 1 else None, tuple(sentences)))
+    openings.heard([s for p in paragraphs for s in p.sentences])
     brief = summary_sentences(
         pick,
         name=name,
