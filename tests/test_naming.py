@@ -77,6 +77,10 @@ def test_a_change_that_must_be_told_but_reads_badly_is_told_by_its_quoted_title(
     assert said.startswith("widgets fixes Renderer being unable to handle nested slot props [1]"), (
         said
     )
+    # A title that opens with "Fix" is quoted after its verb: "fixes “Fix …”" said it twice
+    twice = change("fix: Fix .vue files with Cloudflare prerenderEnvironment: node", "src/a.ts")
+    said = day_story([twice]).body[0].text
+    assert "fixes “.vue files with Cloudflare prerenderEnvironment: node” [1]" in said, said
 
 
 def test_a_change_that_must_be_told_keeps_its_words_without_the_titles_asides() -> None:

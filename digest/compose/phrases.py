@@ -110,6 +110,9 @@ def event_predicate(
         # quoted ("fixes “Astro unable to …”").
         tidied = tidy(predicate)
         if not is_clean(tidied):
+            if kind == "fix" and event.verb == "fix" and obj:
+                # "fixes “Fix .svelte files …”" said the verb twice: the object is quoted
+                return f"fixes {quoted_title(event, max_words=max_words)}"
             verb = "fixes" if kind == "fix" else "lands"
             return f"{verb} {quoted_title(event, max_words=max_words, whole_subject=True)}"
         predicate = tidied
