@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from digest.model import Activity
 from digest.reading.audience import has_release_note, names_flaw
 from digest.reading.event import Event
-from digest.reading.releases import shipped
+from digest.reading.shipping import shipped
 from digest.reading.topics import is_build_path, is_doc_path
 from digest.reading.why import says_why
 
@@ -112,7 +112,7 @@ def tier(event: Event) -> int:
 def carried(events: list[Event]) -> dict[str, list[Event]]:
     """Each release's changes in the window, by the release's sha: the changes of its
     repository and product that landed before it and after that product's release before
-    it (`releases.shipped`)."""
+    it (`shipping.shipped`)."""
     found: dict[str, list[Event]] = {}
     for repo in {e.repo for e in events if e.release is not None}:
         found.update(shipped([e for e in events if e.repo == repo]))

@@ -1083,3 +1083,26 @@ def test_the_body_counts_as_many_more_packages_as_the_lede() -> None:
     [body] = [s.text for s in told.body if "releases of" in s.text]
     counts = [re.search(r"releases of (\w+) more packages", t) for t in (told.lede, body)]
     assert all(counts) and counts[0][1] == counts[1][1], (told.lede, body)  # type: ignore[index]
+
+
+def test_a_release_after_its_candidate_carries_nothing_merged_since() -> None:
+    # prometheus: 3.13 was credited with changes merged to main after its candidates, which
+    # were cut from the release branch
+    from digest.rank import carried
+
+    repo = "acme/widgets"
+    before = change(repo, "feat: add a retry option", "src/retry.go", n=1)
+    rc0 = change(repo, "Prepare release 3.13.0-rc.0", "CHANGELOG.md", n=2, added=9)
+    after = change(repo, "feat: add histogram chunk encoding", "src/chunk.go", n=3)
+    rc1 = change(repo, "Prepare release 3.13.0-rc.1", "CHANGELOG.md", n=4, added=3)
+    later = change(repo, "fix: clear targets of vanished compartments", "src/sd.go", n=5)
+    final = change(repo, "Prepare release 3.13.0", "CHANGELOG.md", n=6, added=3)
+    events = classify([before, rc0, after, rc1, later, final], config(repo))
+    ships = {sha: [e.activity.title for e in found] for sha, found in carried(events).items()}
+    # the first candidate, cut from main, carries what came before it
+    assert ships[rc0.sha] == ["feat: add a retry option"], ships
+    # … the second and the release itself, cut from the candidate's branch, nothing since
+    assert ships[rc1.sha] == [] and ships[final.sha] == [], ships
+    # a second candidate had a first, whether or not it is at hand
+    alone = classify([after, rc1], config(repo))
+    assert carried(alone)[rc1.sha] == []

@@ -20,7 +20,7 @@ from digest.compose.phrases import event_predicate
 from digest.compose.slots import related_clause, unit_slots
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
-from digest.reading.releases import product_of
+from digest.reading.shipping import product_of
 from digest.select import MAX_NAMED_RELEASES, Unit, same_change
 
 # A lede names this many products' releases at most; the rest it counts.

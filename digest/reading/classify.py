@@ -23,7 +23,7 @@ from digest.reading.audience import (
 )
 from digest.reading.bodies import clean_body
 from digest.reading.event import Event, Kind
-from digest.reading.releases import Release, changeset_files, is_own_version_bump, release_of
+from digest.reading.releases import Release, is_own_version_bump, release_of
 from digest.reading.retell import (
     drop_told_tags,
     fold_relands,
@@ -32,6 +32,7 @@ from digest.reading.retell import (
     retitle_fork_merges,
     withdraw_unshipped,
 )
+from digest.reading.shipping import changeset_files
 from digest.reading.signals import (
     dependency_bump,
     is_breaking,

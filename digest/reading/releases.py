@@ -16,15 +16,12 @@ dependency bump ("Bump foo from 1.2 to 1.3") is never a release, and a developme
 ("Bump version to 0.19.2.dev0 after release") is housekeeping. A source that knows releases
 otherwise (tags, GitHub releases) builds a `Release` itself.
 
-`shipped` says which changes of a window each release carries: those of its own product
-(its package's folder, or for the project's own release whatever no other released package
-holds) that landed after that product's previous release and before it.
+Which changes of a window each release carries is `digest.reading.shipping`'s.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -34,7 +31,7 @@ from typing import TYPE_CHECKING
 from digest.model import Activity
 
 if TYPE_CHECKING:
-    from digest.reading.event import Event
+    pass
 
 _VERSION = r"v?\d+\.\d+(?:\.\d+)?(?:[-.+]?(?:a|b|rc|alpha|beta|pre|post|dev)\.?\d*)*"
 _PACKAGE = r"(?:@[\w.-]+/)?[\w.-]+"
@@ -119,7 +116,7 @@ _AFTER_RELEASE = re.compile(
 # A file of one release's notes or changelog, named by its version: "doc/release/2.4.5-notes.rst".
 _NOTES_FILE = re.compile(rf"(?:^|/)(?P<version>{_VERSION})[-_.]?(?:notes|changelog)\b", re.I)
 _DEV = re.compile(r"(?:\.|-)?dev\d*$|-SNAPSHOT$|\bafter\s+release\b|\bpost\b", re.I)
-_MANIFEST = re.compile(
+MANIFEST = re.compile(
     r"(^|/)(package\.json|pyproject\.toml|setup\.(py|cfg)|Cargo\.toml|version\.(py|txt|go|rb)"
     r"|__init__\.py|_version\.py|gradle\.properties|pom\.xml|CHANGELOG[^/]*|CITATION\.cff)$",
     re.I,
@@ -247,7 +244,7 @@ def _changesets(
         return Release(found, prerelease=prerelease, breaking=breaking)
     folders = [PurePosixPath(f.path).parent for f in activity.files if _CHANGELOG.search(f.path)]
     names = [None if str(d) == "." else _own(d.name, own_keys) for d in folders]
-    if not (names or versionless or any(_MANIFEST.search(f.path) for f in activity.files)):
+    if not (names or versionless or any(MANIFEST.search(f.path) for f in activity.files)):
         return None
     packages = tuple(dict.fromkeys(names)) if names != [None] else ()
     return Release((), packages=packages, prerelease=prerelease, breaking=breaking)
@@ -258,17 +255,17 @@ def _names_a_product(package: str, activity: Activity, own_keys: frozenset[str])
     manifest or changelog among them, and for a name that is not the project's own, such a
     file in a folder of that name ("axum-core/Cargo.toml" for "axum-core 0.5.6"), so that
     "python 3.14" or "Python 3.14" beside a pyproject.toml is no release."""
-    manifests = [f.path for f in activity.files if _MANIFEST.search(f.path)]
+    manifests = [f.path for f in activity.files if MANIFEST.search(f.path)]
     if not manifests:
         return False
     if _own(package, own_keys) is None:
         return True
-    key = _key(package)
-    return any(_key(part) == key for path in manifests for part in path.split("/")[:-1])
+    key = product_key(package)
+    return any(product_key(part) == key for path in manifests for part in path.split("/")[:-1])
 
 
 @lru_cache(maxsize=1024)
-def _key(name: str) -> str:
+def product_key(name: str) -> str:
     """A package's name without its scope, as letters and digits ("@astrojs/node" → "node")."""
     return re.sub(r"[^a-z0-9]+", "", name.rsplit("/", 1)[-1].lower())
 
@@ -298,7 +295,7 @@ def _versionless_bump(activity: Activity, subject: str, own_keys: frozenset[str]
     if match["package"] is not None and _own(match["package"], own_keys) is not None:
         return False  # "Bump numpy version": a dependency
     small = all((f.additions or 0) <= _VERSION_LINES for f in activity.files)
-    return small and any(_MANIFEST.search(f.path) for f in activity.files)
+    return small and any(MANIFEST.search(f.path) for f in activity.files)
 
 
 def _own(package: str | None, own_keys: frozenset[str]) -> str | None:
@@ -310,149 +307,6 @@ def _own(package: str | None, own_keys: frozenset[str]) -> str | None:
     if "".join(words) in own_keys or (len(words) > 1 and words[-1] in own_keys):
         return None
     return package
-
-
-def shipped(events: Sequence[Event]) -> dict[str, list[Event]]:
-    """Each release's changes among `events` (one repository's), by the release's sha: those
-    of a product it publishes that landed after that product's previous release and before
-    it, or with it (a rebase lands a batch at one instant, the release among it). A
-    package's changes touch its folder (that of its manifest or changelog, named like it) or
-    name it as their product; the project's own release carries the rest: every change with
-    a file outside the released packages' folders and no other product named."""
-    folders = _package_folders([e for e in events if e.release is not None])
-    since: dict[str | None, dict[int, Event]] = {}
-    result: dict[str, list[Event]] = {}
-    for event in sorted(events, key=lambda e: (e.activity.landed_at, e.release is not None)):
-        if event.release is not None and event.release.elsewhere:
-            # Its changes landed on its own branch; the default branch's wait for the next.
-            result[event.activity.sha] = []
-            continue
-        if event.release is not None:
-            carried: dict[int, Event] = {}
-            patch = _patch_only(event.release)
-            for product in event.release.products:
-                key = None if product is None else _key(product)
-                found = since.pop(key, {})
-                if patch:
-                    # A patch release (1.4.2) is cut from a release branch: a breaking change
-                    # or a feature on the default branch waits for the next minor or major
-                    # one (semantic versioning gives a patch its fixes alone).
-                    if held := {i: e for i, e in found.items() if _not_for_a_patch(e)}:
-                        since[key] = held
-                    found = {i: e for i, e in found.items() if not _not_for_a_patch(e)}
-                carried.update(found)
-            found_by_date = sorted(carried.values(), key=lambda e: e.activity.landed_at)
-            result[event.activity.sha] = _by_changesets(event, found_by_date, events)
-            continue
-        for key in _products_of(event, folders):
-            since.setdefault(key, {})[id(event)] = event
-    return result
-
-
-_PATCH_VERSION = re.compile(r"^v?(?P<major>\d+)\.\d+\.(?P<patch>\d+)$")
-
-
-def carries(release: Release, change: Event) -> bool:
-    """True when `release`, landed after `change` on its branch, may ship it: not one cut on
-    another branch (`elsewhere`), nor a patch release when the change is a feature or
-    breaking (`_not_for_a_patch`)."""
-    return not release.elsewhere and not (_patch_only(release) and _not_for_a_patch(change))
-
-
-def _not_for_a_patch(event: Event) -> bool:
-    """True for a change a patch release does not carry: a breaking one, or a feature."""
-    return event.breaking or (event.kind == "feature" and not event.security)
-
-
-def _patch_only(release: Release) -> bool:
-    """True when every version a release publishes is a patch release of a stable line
-    (1.4.2, not 1.5.0, 0.4.2 or 2.0.0-rc.1): one that semantic versioning keeps compatible."""
-    found = [_PATCH_VERSION.match(version) for _, version in release.versions]
-    return bool(found) and all(
-        m is not None and int(m["major"]) >= 1 and int(m["patch"]) > 0 for m in found
-    )
-
-
-_CHANGESET_FOLDER = ".changeset/"
-
-
-def changeset_files(activity: Activity, status: str) -> set[str]:
-    """The release-note entries (`.changeset/*.md`) `activity` adds ("A") or deletes ("D")."""
-    return {
-        f.path
-        for f in activity.files
-        if f.status == status and f.path.startswith(_CHANGESET_FOLDER) and f.path.endswith(".md")
-    }
-
-
-def _by_changesets(release: Event, found: list[Event], events: Sequence[Event]) -> list[Event]:
-    """What a release that consumes changesets (deletes the `.changeset/*.md` its changes
-    added) carries: the changes whose changesets it consumes, and of those `shipped` found
-    by product and date, the ones that wrote no changeset. A change whose changeset it
-    leaves is some later release's news, whatever the dates say."""
-    consumed = changeset_files(release.activity, "D")
-    if not consumed:
-        return found
-    at = release.activity.landed_at
-    noted = {
-        id(e): e
-        for e in events
-        if e.release is None
-        and e.activity.landed_at <= at
-        and changeset_files(e.activity, "A") & consumed
-    }
-    unnoted = {id(e): e for e in found if not changeset_files(e.activity, "A")}
-    return sorted({**unnoted, **noted}.values(), key=lambda e: e.activity.landed_at)
-
-
-def product_of(change: Event, releases: Sequence[Event]) -> str | None:
-    """The package among those `releases` publish whose change `change` is, by their keys
-    (`shipped`'s reading); None for the project's own."""
-    folders = _package_folders(releases)
-    names = {_key(p): p for r in releases if r.release for p in r.release.products if p}
-    keys = sorted(k for k in _products_of(change, folders) if k is not None)
-    return names.get(keys[0]) if keys and None not in _products_of(change, folders) else None
-
-
-def _package_folders(releases: Sequence[Event]) -> dict[str, tuple[str, ...]]:
-    """Each released package's folders, by its key, each ending in "/"."""
-    folders: dict[str, set[str]] = {}
-    for event in releases:
-        for product in event.release.products if event.release else ():
-            if product is not None:
-                folders.setdefault(_key(product), set()).update(_folders(event.activity, product))
-    return {key: tuple(sorted(f + "/" for f in found)) for key, found in folders.items()}
-
-
-def _products_of(change: Event, folders: dict[str, tuple[str, ...]]) -> set[str | None]:
-    """The keys of the products whose change `change` is: each package whose folder it
-    touches or which it names, and the project itself (None) unless every file of it lies
-    in packages' folders or it names another product."""
-    named = _key(change.product) if change.product else None
-    if not folders:
-        return {None} if named is None else set()
-    paths = [f.path for f in change.activity.files if "/" in f.path]
-    found: set[str | None] = {
-        key
-        for key, inside in folders.items()
-        if named == key or (inside and any(p.startswith(inside) for p in paths))
-    }
-    claimed = tuple(f for inside in folders.values() for f in inside)
-    if named is None and not (paths and claimed and all(p.startswith(claimed) for p in paths)):
-        found.add(None)
-    return found
-
-
-def _folders(activity: Activity, package: str) -> set[str]:
-    """The folders of `activity`'s version manifests and changelogs named like `package`
-    ("packages/integrations/node" for "@astrojs/node")."""
-    key = _key(package)
-    found = set()
-    for change in activity.files:
-        folder, _, _ = change.path.rpartition("/")
-        if folder and _MANIFEST.search(change.path) and _key(folder) == key:
-            found.add(folder)
-    return found
 
 
 TAG_PREFIX = "tag:"
@@ -494,5 +348,5 @@ def is_own_version_bump(activity: Activity, subject: str) -> bool:
         re.search(r"\bversion\b", subject, re.I)
         and (_DEV.search(_NUMBER.sub("", subject)) or re.search(r"\bpost\b.*\brelease\b", subject))
         and activity.files
-        and all(_MANIFEST.search(f.path) or f.path.endswith(".md") for f in activity.files)
+        and all(MANIFEST.search(f.path) or f.path.endswith(".md") for f in activity.files)
     )

@@ -20,7 +20,8 @@ from digest.english.shapes import split_verb
 from digest.model import Activity
 from digest.reading.audience import fork_subject, is_fork_merge
 from digest.reading.event import Event
-from digest.reading.releases import TAG_PREFIX, Release, carries
+from digest.reading.releases import TAG_PREFIX, Release
+from digest.reading.shipping import carries
 from digest.reading.titles import split_title
 
 
@@ -113,7 +114,7 @@ def withdraw_unshipped(
     when `earlier` (the history before the window) holds that change, the history shows the
     project's releases, and none between the two carries the change: "Revert “Promote
     duration expressions as stable”" undoes what no user got, and leaves nothing to watch.
-    A patch release (1.4.2) carries the change only if it is a fix (`releases.carries`).
+    A patch release (1.4.2) carries the change only if it is a fix (`shipping.carries`).
     Where the history shows no release at all, its users take what lands on the default
     branch, and where it lacks the change nothing tells: the back-out keeps its item.
     `reading` classifies one earlier change alone (`classify.read_change`); `release` reads
