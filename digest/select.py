@@ -295,9 +295,11 @@ def group_units(
             acting = sum(u.lead.must_act for u in top)
             capped = max_must_act is not None and event.must_act and acting >= max_must_act
             # (beyond the plain units, only what the sentence can explain or must tell)
-            telling = plain_units is None or explains is None or len(top) < plain_units
-            telling = telling or must_tell(event) or (explains is not None and explains(event))
-            if len(top) < per_project and not capped and telling and (nameable(event) or not top):
+            room = len(top) < per_project and not capped and (nameable(event) or not top)
+            plain = plain_units is None or explains is None or len(top) < plain_units
+            # (asked last: reading a description is the dearest test, and a full story
+            # need not ask it of every change left)
+            if room and (plain or must_tell(event) or (explains is not None and explains(event))):
                 # Related changes share a sentence only when there are more than fit.
                 crowded = len(candidates) > per_project
                 alike = RELATED_TITLE_SIMILARITY if crowded else SAME_TITLE_SIMILARITY
