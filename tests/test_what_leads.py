@@ -719,3 +719,21 @@ def test_a_back_out_that_names_only_a_pull_request_is_named_by_the_change_it_und
     if not earlier:
         body = " ".join(s.text for s in story_of(original, revert).body)
         assert "an earlier change" not in body and "keep ssr deps optimized" in body, body
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_back_out_of_a_fix_named_by_a_noun_phrase_undoes_a_fix_not_the_thing(named: bool) -> None:
+    # "backs out cloudflare ssr deps optimization" read as the optimization's loss: the
+    # change undone was "fix: cloudflare ssr deps optimization"
+    from digest.compose.phrases import event_predicate
+
+    original = change("fix: cloudflare ssr deps optimization", ("src/widgets/ssr.ts", 40), n=1)
+    title = 'Revert "fix: cloudflare ssr deps optimization"' if named else "revert: PR 201"
+    revert = change(title, ("src/widgets/ssr.ts", 40), n=20)
+    [undone] = [e for e in classify([original, revert], CONFIG) if e.kind == "revert"]
+    said = event_predicate(undone, max_words=12)
+    assert said == "backs out a fix for cloudflare ssr deps optimization", said
+    # a fix whose title says what it does is backed out by its words
+    verb = change('Revert "fix: keep ssr deps optimized"', ("src/widgets/ssr.ts", 40), n=21)
+    [undone] = [e for e in classify([verb], CONFIG) if e.kind == "revert"]
+    assert "a fix for" not in event_predicate(undone, max_words=12)

@@ -136,10 +136,20 @@ def backed_out(event: Event, *, max_words: int) -> str:
         # 'Revert "PR 16708"' names no change: quoted, it would read as a title.
         number = ref.group("n") or ref.group("m")
         return f"an earlier change (#{number})" if number else "an earlier change"
+    titles = (event.activity.title, *(a.title for a in event.linked))
+    thing = _named_thing(obj) if split_verb(obj)[0] is None else None
+    if thing and any(_A_FIX.search(t) for t in titles):
+        # 'Revert "fix: cloudflare ssr deps optimization"' undid a fix to the optimization:
+        # "backs out cloudflare ssr deps optimization" read as the loss of the optimization
+        return f"a fix for {thing}"
     # A title that names a thing, not an action ("isNode detection that caused a build
     # regression"), is backed out in our words: quoted, in a headline's capitals, it read
     # as the loss of a feature.
     return nominalize(obj) or _named_thing(obj) or quoted_title(event, max_words=max_words)
+
+
+# A conventional fix's title, or a back-out's that quotes one: 'Revert "fix(cf): …"'.
+_A_FIX = re.compile(r"""^(revert\w*\s*["“'`]?\s*)?fix(\([^)]*\))?!?:""", re.I)
 
 
 def _named_thing(obj: str) -> str | None:
