@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from itertools import chain
 
 from digest.budget import body_limits, story_budget, window_days
 from digest.check import check_story, require_integrity
@@ -203,11 +204,12 @@ def draft_story(
     writer = write_day_body if window_days(window) <= 1 else write_sections
     # Fewer changes told in full before every change in fewer words: a story too long at
     # full detail first counts its lowest-ranked spare units (`trimmed`), then shortens.
+    # (lazily: a story that fits at once builds none of the trimmed variants)
     plain = config.digest.stories_per_project
-    attempts = [
-        *((chosen, 3) for chosen in (picks, *trimmed(picks, plain_units=plain))),
-        *((picks, detail) for detail in (2, 1, 0)),
-    ]
+    attempts = chain(
+        ((chosen, 3) for chosen in chain([picks], trimmed(picks, plain_units=plain))),
+        ((picks, detail) for detail in (2, 1, 0)),
+    )
     for chosen, detail in attempts:
         acted = acted_on(chosen)
         paragraphs = writer(chosen, config=config, detail=detail, acted=acted)
