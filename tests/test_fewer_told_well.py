@@ -13,7 +13,6 @@ from digest.config import DigestSettings, WireConfig
 from digest.english.similarity import slots
 from digest.model import Story, Window
 from digest.reading.classify import classify_one
-from digest.reading.why import quotation
 from tests.test_audience import START, USERS, change
 
 CONFIG = WireConfig(projects=(USERS,))
@@ -142,13 +141,6 @@ def test_titles_that_share_a_verb_and_a_long_tail_are_one_shape() -> None:
     story = compose(work, config=CONFIG, window=WEEK)
     text = " ".join(s.text for s in story.body)
     assert re.search(r"adds `(tanh|mean\.dim)` \[\d\] and `(tanh|mean\.dim)` \[\d\] support ", text)
-
-
-def test_where_code_came_from_is_no_reason_and_an_example_ends_no_sentence() -> None:
-    ported = "Ported from the delegate PR (#18785) Metal shader, with its kernels and tests kept."
-    assert quotation(ported, "Add a gated delta rule kernel") is None
-    aside = "Memory use drops for long prompts (e.g. 32k tokens), so that larger models fit."
-    assert quotation(aside, "Add a paged cache") == aside.rstrip(".")
 
 
 def test_what_a_count_leaves_out_is_told_as_more_not_as_the_whole() -> None:

@@ -449,3 +449,10 @@ def test_what_was_wrong_before_is_quoted_ahead_of_how_it_works() -> None:
     # a sentence that opens on "However" or "But" leans on the one before it
     leaning = "But the discard path also calls it, running the unlink logic twice over again."
     assert quotation(leaning, "Prevent batch unlinking twice") is None
+
+
+def test_where_code_came_from_is_no_reason_and_an_example_ends_no_sentence() -> None:
+    ported = "Ported from the delegate PR (#18785) Metal shader, with its kernels and tests kept."
+    assert quotation(ported, "Add a gated delta rule kernel") is None
+    aside = "Memory use drops for long prompts (e.g. 32k tokens), so that larger models fit."
+    assert quotation(aside, "Add a paged cache") == aside.rstrip(".")
