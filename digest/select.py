@@ -233,8 +233,14 @@ def nameable(event: Event) -> bool:
 
 def must_tell(event: Event) -> bool:
     """True for a change every reader must hear of, told or not: a release, a security fix,
-    a breaking change, anything to act on."""
-    return event.release is not None or event.security or event.breaking or event.must_act
+    a breaking change, a deprecation (its [plan] item asks a move), anything to act on."""
+    return (
+        event.release is not None
+        or event.security
+        or event.breaking
+        or event.must_act
+        or event.deprecation
+    )
 
 
 def group_units(
@@ -337,7 +343,8 @@ def group_units(
                         carriers=carriers,
                     )
                 )
-            elif event.must_act:
+            elif event.must_act or event.deprecation:
+                # (a deprecation beyond the named units keeps its [plan] item: never a count)
                 extras.append(Unit(lead=event, score=score, dominant_topic=dominant))
             else:
                 rest.append(event)

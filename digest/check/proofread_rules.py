@@ -67,6 +67,7 @@ CONNECTIVES = tuple(
         "similarly",
         "along the same lines",
         "on top of that",
+        "on top of those",
         "additionally",
         "separately",
         "beyond that",
@@ -76,6 +77,7 @@ CONNECTIVES = tuple(
         "on another front",
         "beyond these",
         "besides these",
+        "besides that",
         "other than these",
     ]
 )

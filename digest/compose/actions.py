@@ -427,6 +427,11 @@ def _chosen(picks: list[ProjectPick]) -> list[tuple[str, ProjectPick, list[Unit]
                 if what == "deprecation" or what not in planned:
                     planned.add(what)
                     plans.append((what, pick, [unit]))
+        # A deprecation a release's sentence names as what it ships asks the same move.
+        for unit in pick.units:
+            shipped = unit.highlight
+            if shipped is not None and shipped.deprecation and shipped.urgency == "plan":
+                plans.append(("deprecation", pick, [Unit(lead=shipped, score=unit.score)]))
         plans.sort(key=lambda item: item[0] != "deprecation")
         for units in topics.values():
             watch.append(("monitor", pick, sorted(units, key=lambda u: -u.score)))

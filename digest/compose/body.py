@@ -64,13 +64,23 @@ _ELSEWHERE = (
     "On another front, {s} {p}",
 )
 _BEYOND = ("Beyond these, {s} {p}", "Besides these, {s} {p}", "Other than these, {s} {p}")
+_BESIDES_ONE = "Besides that, {s} {p}"
+_ON_TOP_OF_THOSE = "On top of those, {s} {p}"
 _NEXT_PROJECT = "Meanwhile, {s} {p}"
 # The openings that link a sentence to the one before, and how many a story uses.
 _LINKING = frozenset({*_SAME_KIND, *_OTHER_KIND, *_ELSEWHERE})
 MAX_LINKS = 2
 PLAIN_OPENING = "{s} {p}"
 _CONNECTIVE = re.compile(r"\b(" + "|".join(CONNECTIVES) + r")\b", re.I)
-OPENINGS = (*_SAME_KIND, *_OTHER_KIND, *_ELSEWHERE, *_BEYOND, _NEXT_PROJECT)
+OPENINGS = (
+    *_SAME_KIND,
+    *_OTHER_KIND,
+    *_ELSEWHERE,
+    *_BEYOND,
+    _BESIDES_ONE,
+    _ON_TOP_OF_THOSE,
+    _NEXT_PROJECT,
+)
 
 
 # How a quotation of a change's description is introduced after "; ". A story uses each
@@ -131,7 +141,8 @@ class Openings:
     def also(self) -> str:
         """An opening that adds to a count before it: "{s} also {p}" once a story, then
         "On top of those, {s} {p}"."""
-        return self._first_free((ALSO_OPENING,)) or "On top of those, {s} {p}"
+        # (in the story's own turn: "also" in a third of a feed is a tic)
+        return self._first_free((ALSO_OPENING, _ON_TOP_OF_THOSE)) or _ON_TOP_OF_THOSE
 
     def heard(self, sentences: list[str]) -> None:
         """Note what the story's sentences so far say: an "also" of a title told in one of
@@ -150,8 +161,8 @@ class Openings:
         """An opening for what is counted after `named` named changes: "Beyond these, …"
         needs more than one before it; after fewer, "… also …"."""
         if named < 2:
-            self.used.add(ALSO_OPENING)
-            return ALSO_OPENING
+            # (taking turns with "Besides that": "also" in a third of a feed is a tic)
+            return self._first_free((ALSO_OPENING, _BESIDES_ONE)) or ALSO_OPENING
         return self._first_free(_BEYOND[self.seed % len(_BEYOND) :][:1]) or PLAIN_OPENING
 
     def next_project(self) -> str:

@@ -39,6 +39,8 @@ def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozense
         verb = "lands"
         if all(u.lead.security for u in units):
             noun = "security fix" if number == 1 else "security fixes"
+        elif all(u.lead.deprecation for u in units):
+            noun = "deprecation" if number == 1 else "deprecations"
         else:
             noun = "change" if number == 1 else "changes"
     phrase = f"{verb} {count_word(number)} more {noun}"
