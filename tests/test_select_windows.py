@@ -299,7 +299,7 @@ def test_a_week_counts_its_trivia_instead_of_telling_it() -> None:
     text = " ".join(s.text for s in story.body)
     # The people page is housekeeping, not documentation.
     assert "Widget makes three documentation and lint changes" in text
-    assert "updates its contributor and sponsor pages" in text
+    assert "updates its contributor page" in text
     assert not re.search(r"typo|tutorial|People|lint fixes", text)
     # The three trivia fit beside the named work's citations; the people page does not.
     assert len(story.references) == len(_WORK) + 3

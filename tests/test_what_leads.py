@@ -603,8 +603,17 @@ def test_a_people_page_change_is_said_as_what_it_is() -> None:
         told = story_of(alone)
         assert told.headline.startswith("ONLY "), told.headline
         body = " ".join(s.text for s in told.body)
-        assert "updates its contributor and sponsor pages" in body, body
+        assert "updates its contributor page" in body, body
         assert "everyone" not in body and "handle" not in body, body
+
+
+def test_a_sponsor_link_is_no_contributor_page() -> None:
+    # vite: "docs: fix sponsor link in README" read "updates its contributor and sponsor
+    # pages", two pages where one link changed
+    sponsor = change("docs: fix sponsor link in README", ("README.md", 2))
+    body = " ".join(s.text for s in story_of(sponsor).body)
+    assert "updates its sponsor listing" in body, body
+    assert "contributor" not in body, body
 
 
 def test_a_headline_credits_the_product_a_change_is_of() -> None:

@@ -39,6 +39,27 @@ def _times(count: int) -> str:
     return _TIMES.get(count, f" {count_word(count)} times")
 
 
+_SPONSOR = re.compile(r"sponsor", re.I)
+
+
+def _people_pages(events: Sequence[Event]) -> str:
+    """What people pages `events` change, as their titles and files name them: a sponsor
+    link alone is no contributor page ("updates its contributor and sponsor pages" said
+    two where one changed)."""
+    sponsors = [
+        any(
+            _SPONSOR.search(text)
+            for text in (e.activity.title, *(f.path for f in e.activity.files))
+        )
+        for e in events
+    ]
+    if all(sponsors):
+        return "sponsor listing"
+    if any(sponsors):
+        return "contributor and sponsor pages"
+    return "contributor page"
+
+
 def housekeeping_clause(kind: str, events: Sequence[Event]) -> tuple[str, int]:
     """The verb phrase for `events` of one housekeeping `kind`, and the number it says
     (-1 when it says none)."""
@@ -51,7 +72,7 @@ def housekeeping_clause(kind: str, events: Sequence[Event]) -> tuple[str, int]:
     if kind == "changelog":
         return "updates the changelog and release notes" + _times(count), -1
     if kind == "people":
-        return "updates its contributor and sponsor pages" + _times(count), -1
+        return f"updates its {_people_pages(events)}" + _times(count), -1
     if kind == "version":
         return "bumps its own version number" + _times(count), -1
     noun = "change" if count == 1 else "changes"
