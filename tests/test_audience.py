@@ -486,6 +486,11 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         ("Add a changeset for the fix", (".changeset/brave-cats.md",), False, False, "changelog"),
         # prose about a version is documentation, no dependency update
         ("docs: update tox python version to 3.12", ("doc/dev/env.rst",), False, False, "docs"),
+        # links to the docs, in code and prose alike: pydantic's "Update documentation links"
+        # led a fortnight as "PYDANTIC UPDATES DOCUMENTATION LINKS"
+        ("Update documentation links", ("README.md", "src/a.py"), False, False, "docs"),
+        ("Fix dead link to the API reference", ("src/errors.py",), False, False, "docs"),
+        ("Fix link handling in the router", ("src/router.py",), False, False, None),
     ],
 )
 def test_who_a_change_reaches_is_read_from_its_title_and_paths(

@@ -17,6 +17,8 @@ from digest.reading.topics import is_ci_path, is_doc_path
 _WORDING = re.compile(
     r"\b(typos?|spelling|misspell\w*|grammar|punctuation|wording|docstrings?|duplicated\s+word)\b"
     r"|\bduplicated\s+\S+\s+in\b.*\bcomments?\b|^(documentation|docs?)\b"
+    # links to the docs, wherever they are written: "Update documentation links"
+    r"|\b(documentation|docs?)\s+(links?|urls?)\b|\b(broken|dead|outdated)\s+(links?|urls?)\b"
     # what the code says of itself: "Update comments", "Add TODOs for X", "Clarify a comment"
     r"|^(add|update|fix|clarify|improve|clean\s+up|remove)\s+(\w+\s+)?(code\s+)?"
     r"(comments?|todos?|fixmes?)(?=\s*$|\s+(in|for|on|of|about|to|and|around)\b)",
