@@ -88,6 +88,22 @@ def _lexicon() -> None:
         ("truncates list of files on update", "truncates the list of files on update"),
         ("changes type of `Any` in the plugin", "changes the type of `Any` in the plugin"),
         ("respects caseSensitive option", "respects the caseSensitive option"),
+        # any verb that takes an object: a title drops the article, a sentence keeps it
+        # (vite, svelte, polars)
+        ("bundles ViteTask client", "bundles the ViteTask client"),
+        ("detects Deno workspace root", "detects the Deno workspace root"),
+        (
+            "ensures scheduled batch is flushed if not obsolete",
+            "ensures the scheduled batch is flushed if not obsolete",
+        ),
+        (
+            "stops inferring CSV schema if schema is set",
+            "stops inferring the CSV schema if schema is set",
+        ),
+        (
+            "handles i64 overflow during CSV schema inference",
+            "handles an i64 overflow during CSV schema inference",
+        ),
     ],
 )
 def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) -> None:
@@ -118,6 +134,13 @@ def test_a_bare_singular_object_gets_its_article(predicate: str, expected: str) 
         "reverts to older protocol",  # not a verb that takes an object here
         "fixes case 2 of the parser",  # a numbered name
         "adds",
+        "makes it possible to pass memory mode",  # a pronoun
+        "pins ruff to 0.6",  # a name, pinned
+        "keeps props reactive on hydration",  # an object and its complement
+        "surfaces console output from the worker",  # an amount
+        "handles missing field defaults",  # a participle, not a gerund, opens the object
+        "promotes InsertDataLayoutCastsPass up pass list",  # code, then a particle
+        "only unlinks batch if done",  # an adverb before the verb
     ],
 )
 def test_an_object_that_needs_no_article_or_may_not_is_left_as_it_is(predicate: str) -> None:

@@ -164,7 +164,7 @@ def test_a_ci_gate_stated_only_in_a_body_survives_the_house_format() -> None:
     day = window("2026-06-01T00:00:00+00:00", "2026-06-02T00:00:00+00:00")
     story = compose(executorch(), config=config, window=day)
     (gate,) = [i for i in story.action_items if i.urgency == "immediate"]
-    assert "reduces CI cost" in gate.text  # the gate is stated in the change's body only
+    assert "reduces the CI cost" in gate.text  # the gate is stated in the change's body only
     reread = parse_plain(render_plain(story)).model_copy(update={"window": day})
     assert all(not r.sha for r in reread.references)  # the house format keeps no sha
     # From text alone the [immediate] item is not judged: the title cannot show the gate.

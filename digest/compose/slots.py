@@ -18,6 +18,7 @@ from digest.english.nouns import MASS_NOUNS
 from digest.english.numbers import count_word, join_words
 from digest.english.similarity import slots
 from digest.english.words import (
+    ARTICLES,
     PREPOSITIONS,
     inflect,
     is_identifier,
@@ -118,5 +119,5 @@ def related_clause(predicate: str, related: tuple[Event, ...]) -> str:
 
 
 def _told_words(text: str) -> set[str]:
-    """The words a clause tells, a noun's number aside."""
-    return {noun_lemma(w) for w in re.findall(r"[\w`.()/@-]+", text.lower())}
+    """The words a clause tells, a noun's number and its article aside."""
+    return {noun_lemma(w) for w in re.findall(r"[\w`.()/@-]+", text.lower())} - ARTICLES

@@ -30,6 +30,7 @@ from digest.english.nouns import (
 )
 from digest.english.words import (
     ADVERBS,
+    AUXILIARIES,
     CONJUNCTIONS,
     DETERMINERS,
     IDENTIFIER_CHARS,
@@ -39,6 +40,7 @@ from digest.english.words import (
     SUBORDINATORS,
     bare,
     parts_of_speech,
+    verb_form,
     words,
 )
 
@@ -88,6 +90,9 @@ def with_article(predicate: str) -> str:
     object where the module docstring says one belongs; otherwise unchanged."""
     verb, _, rest = predicate.partition(" ")
     object_words = rest.split(" ") if rest else []
+    plain = verb.islower() and verb not in _ARTICLED_VERBS | _NO_PLAIN_OBJECT
+    if object_words and plain and verb_form(verb) == "VBZ":
+        return _with_definite(verb, object_words) or predicate
     head = _head(verb, object_words) if object_words else None
     if head is None:
         return predicate
@@ -100,6 +105,52 @@ def with_article(predicate: str) -> str:
     else:
         article = indefinite_article(object_words[0])
     return f"{verb} {article} {rest}"
+
+
+# Verbs whose object `with_article` reads by the verb's sense, and verbs whose complement
+# is no plain object: "makes X support Y", "allows X to", "keeps X reactive", "has X".
+_ARTICLED_VERBS = MAKING_VERBS | EXISTING_VERBS | PREVENTING_VERBS | _SIGNALLING_VERBS | {"fixes"}
+_NO_PLAIN_OBJECT = words(
+    "makes lets helps allows causes forces becomes seems stays remains gets has is does goes "
+    "runs works tells asks expects wants needs lands backs relands bumps pins unpins upgrades "
+    "downgrades keeps leaves"
+)
+# Verbs a gerund follows as their object: "stops inferring CSV schema".
+_CATENATIVE = words("stops starts continues resumes begins")
+# Words that end the object's noun phrase where a clause goes on: "ensures scheduled batch
+# is flushed", "promotes X up the list".
+_CLAUSE_WORDS = PARTICLES | AUXILIARIES | words("does do")
+# Nouns a title uses as amounts: "surfaces console output", "escapes user input".
+_AMOUNTS = words("input output")
+_PRONOUNS = words("it them us itself themselves everything something nothing")
+
+
+def _with_definite(verb: str, object_words: list[str]) -> str | None:
+    """`verb` and its object with "the" before a bare singular object ("bundles ViteTask
+    client" → "bundles the ViteTask client"), or "a" before a fault; None when the object
+    needs none or its head is unsure. A title drops articles; a sentence keeps them."""
+    lead = [verb]
+    first = bare(object_words[0]).lower()
+    if first.endswith("ing") and first not in _ING_NOUNS and first not in FAULTS:
+        if verb not in _CATENATIVE or len(object_words) < 2:
+            return None  # "handles mapping X": the gerund's own object, unsure
+        lead, object_words = [verb, object_words[0]], object_words[1:]
+        first = bare(object_words[0]).lower()
+    if first in _PRONOUNS:
+        return None
+    scope: list[str] = []
+    for word in object_words:
+        if bare(word).lower() in _CLAUSE_WORDS:
+            break
+        scope.append(word)
+    head = _head("updates", scope) if scope else None
+    if head is None or head in _AMOUNTS:
+        return None
+    fault = _names_fault(scope) or head in _FAULT_HEADS
+    article = indefinite_article(object_words[0]) if fault else "the"
+    if head in DEFINITE_HEADS:
+        article = "the"
+    return " ".join([*lead, article, *object_words])
 
 
 def _names_fault(object_words: list[str]) -> bool:
