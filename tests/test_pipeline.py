@@ -111,5 +111,5 @@ async def test_a_local_source_reads_the_weeks_before_a_window_for_how_a_project_
     assert [r.sha for r in local.references] == [today.sha]
     # A network source gives the window alone: nothing to learn the spelling from.
     remote = await compose_window([TrickleSource((*earlier, today))], config=config, window=day)
-    assert "for widgetkit:" in remote.lede, remote.lede
+    assert "for Widgetkit:" in remote.lede, remote.lede  # a capital, no inner one
     assert [r.sha for r in remote.references] == [today.sha]

@@ -217,7 +217,7 @@ def test_a_window_of_only_bumps_still_tells_them() -> None:
     ]
     story = compose(bumps, config=WireConfig(), window=span(days=1))
     assert len(story.references) == 2
-    assert story.lede.startswith("A quiet day for widget")
+    assert story.lede.startswith("A quiet day for Widget")
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -229,7 +229,7 @@ def test_a_quiet_day_gets_a_short_story_that_says_so(count: int) -> None:
         config=WireConfig(),
         window=span(days=1),
     )
-    assert story.lede.startswith("A quiet day for widget")
+    assert story.lede.startswith("A quiet day for Widget")
     assert 1 <= len(story.body) <= count
     assert len(story.references) == count
     assert story.checks is not None and story.checks.problems == ()

@@ -88,7 +88,7 @@ def compose(
         explains=lambda event: told_reason(event) is not None,
     )
     draft = draft_story(picks, config=config, window=window, repos=repo_names, topic=topic)
-    draft = capitalize_openings(
+    draft = capitalize_names(
         draft,
         [
             name
@@ -111,18 +111,28 @@ def compose(
     return story
 
 
-def capitalize_openings(draft: Draft, names: Iterable[str]) -> Draft:
-    """`draft` with each of `names` that opens a sentence of its lede or body capitalized:
-    "Prometheus fixes …", not "prometheus fixes …"."""
+def capitalize_names(draft: Draft, names: Iterable[str]) -> Draft:
+    """`draft` with each of `names` capitalized wherever its own words name the project,
+    not in a quotation or code: "Prometheus fixes …", and then "a fix that Vite 8.0.14
+    ships", "Additionally, Svelte ensures …" too; a name capitalized where a sentence opens
+    and in lower case elsewhere reads as a slip."""
     names = list(names)
     if not names:
         return draft
-    opening = re.compile(rf"(?:^|(?<=[.!?] ))(?:{'|'.join(map(re.escape, names))})(?=[ ’'])")
+    named = re.compile(rf"(?<![\w/@.`'-])(?:{'|'.join(map(re.escape, names))})(?![\w/@`-]|\.\w)")
 
     def capitalize(text: str) -> str:
-        return opening.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], text)
+        parts = _QUOTED.split(text)  # (the quoted and coded parts are the odd ones)
+        return "".join(
+            part if at % 2 else named.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], part)
+            for at, part in enumerate(parts)
+        )
 
-    return _rewritten(draft, capitalize)
+    actions = tuple((capitalize(text), u, repo, key) for text, u, repo, key in draft.actions)
+    return replace(_rewritten(draft, capitalize), actions=actions)
+
+
+_QUOTED = re.compile(r"(“[^”]*”|`[^`]*`|\"[^\"]*\")")
 
 
 # A sentence's subject in lower case, at its start or after its opening connective: "tsdb
