@@ -413,13 +413,28 @@ def _text(told: Story) -> str:
     return " ".join(s.text for s in told.body)
 
 
+def test_a_pre_release_comes_before_its_release() -> None:
+    # vite: "Vite ships 8.1.0, 8.1.0-beta.0, plugin-legacy 8.1.0 to 8.1.0-beta.0"
+    runs = [
+        change("vitejs/vite", "release: v8.1.0-beta.0", "packages/vite/package.json", n=0),
+        change("vitejs/vite", "release: v8.1.0", "packages/vite/package.json", n=90),
+        change("vitejs/vite", "release: v8.1.1", "packages/vite/package.json", n=180),
+    ]
+    told = story(runs, days=14)
+    assert "8.1.0-beta.0, 8.1.0 and 8.1.1" in told.lede, told.lede
+    assert told.headline == "VITE 8.1.0-beta.0, 8.1.0 AND 8.1.1 ARE OUT", told.headline
+
+
 # ------------------------------------------------- every release, named in headline or lede
 
 _RANGE = re.compile(r"(\d+(?:\.\d+)+(?:-[a-z]+\.?\d*)?) to (\d+(?:\.\d+)+(?:-[a-z]+\.?\d*)?)")
 
 
-def _order(version: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", version))
+def _order(version: str) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """By the numbers, a pre-release ("8.1.0-beta.0") before its release ("8.1.0")."""
+    base, _, pre = version.partition("-")
+    numbers = tuple(int(n) for n in re.findall(r"\d+", base))
+    return numbers, 0 if pre else 1, tuple(int(n) for n in re.findall(r"\d+", pre))
 
 
 def named(text: str, package: str | None, version: str) -> bool:
@@ -431,7 +446,8 @@ def named(text: str, package: str | None, version: str) -> bool:
     if re.search(rf"(?<![\w.]){re.escape(version.lower())}(?!\w|\.\d)", text):
         return True
     return any(
-        _order(low)[:1] == _order(version)[:1] and _order(low) <= _order(version) <= _order(high)
+        _order(low)[0][:1] == _order(version)[0][:1]
+        and _order(low) <= _order(version) <= _order(high)
         for low, high in _RANGE.findall(text)
     )
 

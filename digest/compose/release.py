@@ -20,6 +20,7 @@ from digest.compose.phrases import event_predicate
 from digest.compose.slots import related_clause, unit_slots
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
+from digest.reading.releases import version_order
 from digest.reading.shipping import product_of
 from digest.select import MAX_NAMED_RELEASES, Unit, same_change
 
@@ -96,7 +97,7 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
     elif mine in packages:
         # The project's own first, as the lede tells it: "of Astro, astro-prism, …"
         packages = [mine, *(p for p in packages if p != mine)]
-    own = sorted(own, key=_order)
+    own = sorted(own, key=version_order)
     if len(_every(unit).get(None, ())) > len(own) >= 2:
         # some of a run cited (its ends, and one that ships what the sentence names): the run
         own = [f"{own[0]} to {own[-1]}"]
@@ -179,7 +180,7 @@ def _every(unit: Unit) -> dict[str | None, list[tuple[str, bool]]]:
     if None in found and not found[None] and len(found) > 1:
         # The project's own release with no version said: named like its packages.
         found = {unit.lead.project.name: [], **{p: vs for p, vs in found.items() if p}}
-    return {p: sorted(vs, key=lambda v: _order(v[0])) for p, vs in found.items()}
+    return {p: sorted(vs, key=lambda v: version_order(v[0])) for p, vs in found.items()}
 
 
 def _run(package: str | None, found: list[tuple[str, bool]], *, alone: bool) -> list[str]:
@@ -248,10 +249,6 @@ def _headline_named(unit: Unit) -> tuple[list[str], bool]:
     packages = [(p, f) for p, f in every.items() if p is not None]
     named = [t for p, found in packages for t in _run(p, found, alone=len(packages) == 1)]
     return named, False
-
-
-def _order(version: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", version))
 
 
 def release_predicate(
@@ -376,7 +373,7 @@ def _carrying_versions(unit: Unit) -> list[str]:
         for package, version in event.release.versions
         if package is None
     ]
-    return sorted(set(found), key=_order)
+    return sorted(set(found), key=version_order)
 
 
 def _ships(named: list[str]) -> str:

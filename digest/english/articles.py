@@ -29,8 +29,10 @@ from digest.english.nouns import (
     PROBLEM_NOUNS,
 )
 from digest.english.words import (
+    ADDING_VERBS,
     ADVERBS,
     AUXILIARIES,
+    CHANGE_VERBS,
     CONJUNCTIONS,
     DETERMINERS,
     IDENTIFIER_CHARS,
@@ -41,6 +43,7 @@ from digest.english.words import (
     bare,
     parts_of_speech,
     verb_form,
+    verb_lemma,
     words,
 )
 
@@ -88,6 +91,11 @@ _VOWEL_LETTERS = frozenset("AEFHILMNORSX")
 def with_article(predicate: str) -> str:
     """`predicate` ("adds topk fallback kernel via MPSGraph") with "a"/"an" before its
     object where the module docstring says one belongs; otherwise unchanged."""
+    second = _SECOND_PREDICATE.search(predicate)
+    if second and verb_lemma(second["verb"]) in CHANGE_VERBS | ADDING_VERBS:
+        # "uses Oxlint for templates and adds ESLint option": each verb's own object
+        first, then = predicate[: second.start()], predicate[second.start("verb") :]
+        return f"{with_article(first)} and {with_article(then)}"
     verb, _, rest = predicate.partition(" ")
     object_words = rest.split(" ") if rest else []
     plain = verb.islower() and verb not in _ARTICLED_VERBS | _NO_PLAIN_OBJECT
@@ -123,6 +131,10 @@ _CLAUSE_WORDS = PARTICLES | AUXILIARIES | words("does do")
 # Nouns a title uses as amounts: "surfaces console output", "escapes user input".
 _AMOUNTS = words("input output")
 _PRONOUNS = words("it them us itself themselves everything something nothing")
+
+
+# A second verb phrase of a title: "… and adds ESLint option".
+_SECOND_PREDICATE = re.compile(r"(?<=\w) and (?P<verb>[a-z]+s)(?= \S)")
 
 
 def _with_definite(verb: str, object_words: list[str]) -> str | None:

@@ -350,3 +350,18 @@ def is_own_version_bump(activity: Activity, subject: str) -> bool:
         and activity.files
         and all(MANIFEST.search(f.path) or f.path.endswith(".md") for f in activity.files)
     )
+
+
+def version_order(version: str) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """A version's place in its run: by its numbers, a pre-release ("8.1.0-beta.0",
+    "2.0.0rc1") before its release ("8.1.0"), which "8.1.0 to 8.1.0-beta.0" read backwards."""
+    match = _PRE_RELEASE.search(version)
+    base, pre = (version[: match.start()], version[match.start() :]) if match else (version, "")
+    numbers = tuple(int(n) for n in re.findall(r"\d+", base))
+    return numbers, 0 if pre else 1, tuple(int(n) for n in re.findall(r"\d+", pre))
+
+
+# Where a pre-release's tag starts: "-beta.0", "rc1", ".dev3", "a2".
+_PRE_RELEASE = re.compile(
+    r"(?<=\d)(?:[-.]?)(?:alpha|beta|rc|pre|dev|next|canary|a|b|c)\.?\d*", re.I
+)
