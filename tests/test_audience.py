@@ -456,9 +456,9 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         ("Fix out_of_bounds_read in parse_header", ("runtime/h.cpp",), False, True, None),
         ("chore: dedupe dependencies", ("pnpm-lock.yaml",), False, False, "housekeeping"),
         (
-            "chore: enable pnpm v11 defaults",
+            "chore: enable pnpm v11 defaults",  # the bot's settings and the package manager's
             (".github/renovate.json5", "pnpm-workspace.yaml"),
-            False,
+            True,
             False,
             "housekeeping",
         ),
@@ -489,6 +489,15 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         # links to the docs, in code and prose alike: pydantic's "Update documentation links"
         # led a fortnight as "PYDANTIC UPDATES DOCUMENTATION LINKS"
         ("Update documentation links", ("README.md", "src/a.py"), False, False, "docs"),
+        # tests with the toolchain they run on: axum's "use a more recent nightly for
+        # axum-macros tests" (`rust-toolchain` and test snapshots) led a fortnight
+        (
+            "chore: use a more recent nightly for macro tests",
+            ("macros/rust-toolchain", "macros/tests/fail/x.stderr"),
+            True,
+            False,
+            None,
+        ),
         ("Fix dead link to the API reference", ("src/errors.py",), False, False, "docs"),
         ("Fix link handling in the router", ("src/router.py",), False, False, None),
     ],

@@ -185,6 +185,13 @@ def _head(verb: str, object_words: list[str]) -> str | None:
         return None
     if first.lower() in DETERMINERS | PARTICLES or _NUMBER.match(first) or "'" in object_words[0]:
         return None
+    lowered = first.lower()
+    gerund = lowered.endswith("ing") and lowered not in _ING_NOUNS | FAULTS | _CLAUSE_PARTICIPLES
+    fault = bare(_before_joiner(object_words)).lower() in _FAULT_HEADS  # "a rounding error"
+    if gerund and len(object_words) > 1 and first.islower() and verb == "fixes" and not fault:
+        # "fixes saving adapter when …": what is saved, not "the saving adapter"; what is
+        # made or removed has -ing modifiers ("adds a caching layer")
+        return None
     phrase: list[str] = []
     for word in object_words:
         lowered = bare(word).lower()

@@ -31,6 +31,7 @@ from digest.config import Project, topic_key
 from digest.model import Activity
 from digest.reading.titles import split_title
 from digest.reading.topics import is_build_path, is_ci_path, is_doc_path, is_test_path
+from digest.reading.trivia import is_housekeeping_path
 
 # ---------------------------------------------------------------- internal
 
@@ -222,6 +223,12 @@ def is_internal(activity: Activity, project: Project) -> bool:
         return True
     internal = [is_internal_path(p, project) for p in paths]
     if all(internal):
+        return True
+    if any(internal) and all(
+        i or is_housekeeping_path(p) for i, p in zip(internal, paths, strict=True)
+    ):
+        # Tests with the toolchain they run on ("use a more recent nightly for X tests":
+        # `rust-toolchain` and test snapshots), or the lockfile beside them: no user runs it
         return True
     # Docs beside tests or tooling are the docs of that tooling; docs alone are docs.
     return any(internal) and all(i or is_doc_path(p) for i, p in zip(internal, paths, strict=True))
