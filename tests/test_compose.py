@@ -15,6 +15,7 @@ from digest.check.proofread_rules import CONNECTIVES
 from digest.compose import compose
 from digest.compose.body import ATTRIBUTIONS
 from digest.config import Project, TopicRule, WireConfig
+from digest.english.clauses import clause
 from digest.errors import UnknownTopicError
 from digest.model import Activity, FileChange, Story, Window
 from digest.reading.why import plain
@@ -551,6 +552,22 @@ def test_a_project_that_fixes_its_own_inability_now_does_the_thing() -> None:
     told = " ".join(s.text for s in story.body)
     assert "now handles nested snippet props [" in told, told
     assert "being unable" not in told, told
+
+
+def test_a_lede_never_cuts_an_inability_before_its_verb() -> None:
+    # cut for the lede to "Widgetry is unable", it read "… and makes Widgetry unable."
+    story = _day_of(
+        "fix: Widgetry is unable to properly handle nested slot props in strict mode",
+        "Add a retry option to the client",
+    )
+    assert "unable." not in story.lede and "makes Widgetry" not in story.lede, story.lede
+    assert "handles nested slot props" in story.lede, story.lede
+
+
+def test_a_fix_of_a_list_of_things_conjugates_none_of_them() -> None:
+    # "fix: error prefix, primary-only route, rate cap" read "… and rates cap"
+    said = clause("error prefix, primary-only route, rate cap", kind="fix")
+    assert said == "fixes error prefix, primary-only route and rate cap", said
 
 
 @pytest.mark.parametrize(

@@ -581,6 +581,23 @@ def test_a_release_ships_only_the_security_fixes_that_landed_before_it() -> None
     assert "HMR client" not in item.text  # landed after the cut: no release ships it yet
 
 
+def test_an_upgrade_counts_only_the_security_fixes_its_version_ships() -> None:
+    # a fix that landed after 8.0.16 and before a later prerelease: "Upgrade to 8.0.16 or
+    # later: it ships two security fixes" counted it in 8.0.16
+    told = story(
+        [
+            change(VITE, "fix: prevent XSS in error overlay", "packages/vite/src/a.ts", n=1),
+            change(VITE, "release: v8.0.16", "packages/vite/package.json", n=2),
+            change(VITE, "fix: reject path traversal in /@fs/", "packages/vite/src/b.ts", n=3),
+            change(VITE, "release: v8.1.0-beta.0", "packages/vite/package.json", n=4),
+        ]
+    )
+    [item] = [i for i in told.action_items if "security" in i.text]
+    assert item.text.startswith("Upgrade vite to 8.0.16 or later: it ships a security fix"), (
+        item.text
+    )
+
+
 def test_a_release_that_promotes_its_candidate_ships_none_of_the_default_branch_changes() -> None:
     """A final release whose changelog edit renames the candidate's heading (one line in,
     one out) was cut on its branch: fixes that landed on main before it are not in it."""

@@ -13,6 +13,7 @@ counted in the body (`acted_on` says which are cited).
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from digest.compose.body import MAX_CITATIONS, reads_well
 from digest.compose.carried import breaking_note, fix_key
@@ -109,6 +110,19 @@ def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
     return sorted(dict.fromkeys(latest), key=lambda v: _PRERELEASE.search(v) is not None)
 
 
+def _cut_of(version: str, pick: ProjectPick) -> datetime | None:
+    """When the window's release of the project's own `version` was cut, or None."""
+    return next(
+        (
+            r.activity.landed_at
+            for u in pick.units
+            for r in (u.lead, *u.related)
+            if r.release is not None and (None, version) in r.release.versions
+        ),
+        None,
+    )
+
+
 def _watched_security(units: list[Unit], pick: ProjectPick) -> bool:
     """True when the security item of `units` is [monitor]: no release ships them yet and
     the users are not maintainers running the default branch."""
@@ -152,6 +166,10 @@ def security_item(units: list[Unit], pick: ProjectPick, *, name: str) -> tuple[s
         # "it ships five security fixes" counts, names and cites what the releases ship: a
         # fix that landed after the last cut is in no release yet.
         carried = [e for u in pick.units for e in u.carried if e.security]
+        if latest and (cut := _cut_of(latest[0], pick)) is not None:
+            # "Upgrade to 3.11.3 or later: it ships two security fixes" counted one that
+            # landed eleven days after 3.11.3, which only a later candidate carries
+            carried = [e for e in carried if e.activity.landed_at <= cut] or carried
         shipped = {e.activity.sha for e in carried}
         count = len({fix_key(e) for e in carried}) or count
         units = [u for u in units if u.lead.activity.sha in shipped] or units

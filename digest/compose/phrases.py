@@ -13,7 +13,7 @@ from digest.compose.housekeeping import housekeeping_clause
 from digest.config import WireConfig, topic_key
 from digest.english.articles import agree_articles, with_article
 from digest.english.case import acronym_case
-from digest.english.clauses import clause, nominalize, shorten
+from digest.english.clauses import clause, fit_inability, nominalize, shorten
 from digest.english.clean import is_clean, knows_verb, spell_slashes, tidy
 from digest.english.nouns import possessive
 from digest.english.numbers import count_word
@@ -47,7 +47,9 @@ def _object(event: Event, *, max_words: int) -> str:
 
 
 def _fit(text: str, *, max_words: int) -> str:
-    return text if len(text.split()) <= max_words else shorten(text, max_words=max_words)
+    if len(text.split()) <= max_words:
+        return text
+    return fit_inability(text, max_words=max_words) or shorten(text, max_words=max_words)
 
 
 def _without_own_name(text: str, event: Event) -> str:

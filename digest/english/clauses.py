@@ -248,6 +248,21 @@ def _names_a_compound_fault(words: list[str]) -> bool:
     )
 
 
+def fit_inability(text: str, *, max_words: int) -> str | None:
+    """A title that says what something cannot do, cut to about `max_words` words after
+    its verb, never before it: "Astro is unable to properly handle Svelte 5 snippet props"
+    cut to "Astro is unable" read as a change that makes Astro unable. None for a title
+    of another shape."""
+    found = _inability(text)
+    if found is None:
+        return None
+    head = text[: found.start("rest")].split()
+    rest = found["rest"].split()
+    return " ".join(
+        [*head, *shorten(" ".join(rest), max_words=max(4, max_words - len(head))).split()]
+    )
+
+
 def _inability(title: str) -> re.Match[str] | None:
     """The match of a title that says what something cannot do (`_INABILITY`), not of one
     that opens with a verb ("Add an option users cannot set twice"); else None."""

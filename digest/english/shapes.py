@@ -348,6 +348,8 @@ def coordinated(words: list[str]) -> str:
             continue  # "and permute handling", "and permute transforms": a noun phrase
         if after_comma and len(_conjunct_before(out, at)) < 2:
             continue  # "shuffle, unshuffle, cat ops": a list of nouns
+        if after_comma and _listed_nouns(out, at):
+            continue  # "error prefix, primary-only VNIC, rate cap": no "rates cap"
         verb = leading_verb(out, at)
         if verb is not None:
             out[at] = out[at].replace(word, third_person(verb.lemma.split()[0]), 1)
@@ -370,6 +372,16 @@ def _and_before_last(text: str) -> str:
 
 # Verbs that take a preposition, not an object: "warn on", "error on", "fail when".
 _SIGNAL_VERBS = frozenset({"warn", "error", "fail", "retry", "wait", "bail", "abort", "panic"})
+
+
+def _listed_nouns(words: list[str], at: int) -> bool:
+    """True when the conjunct before `words[at]` itself follows a comma and opens with no
+    verb: the title lists things, and the word after the comma is one more."""
+    start = at - len(_conjunct_before(words, at))
+    if start == 0 or not words[start - 1].endswith(","):
+        return False
+    first = bare(words[start])
+    return leading_verb(words, start) is None and verb_lemma(first) not in CHANGE_VERBS
 
 
 def _conjunct_before(words: list[str], at: int) -> list[str]:
