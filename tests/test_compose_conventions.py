@@ -11,13 +11,15 @@ import pytest
 
 from digest.compose import compose
 from digest.compose.actions import write_actions
+from digest.compose.body import Openings
+from digest.compose.counts import summary_sentences
 from digest.compose.housekeeping import languages_in
 from digest.config import Project, WireConfig
 from digest.english.clauses import clause, shorten
 from digest.model import Activity, FileChange, Window
 from digest.rank import rank
 from digest.reading.classify import classify, classify_one
-from digest.select import group_units
+from digest.select import ProjectPick, Unit, group_units
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, example_config
 
@@ -376,3 +378,21 @@ def test_counts_by_place_say_every_number_and_never_as_many() -> None:
     assert spread_over_places([("Arm", 3), ("CI", 1), ("Docs", 1)], 4) == (
         "three in Arm, one each in CI and Docs and four elsewhere"
     )
+
+
+def test_a_back_out_counted_beyond_the_named_ones_is_one_change_whatever_it_absorbed() -> None:
+    # one revert whose original landed in the window read "backs out two more changes [11]"
+    # beside the lede's "in all, one change was backed out"
+    feature = change("feat: add a retry budget to the client", n=1)
+    back = change('Revert "feat: add a retry budget to the client"', n=2)
+    [undo] = [e for e in classify([feature, back], config()) if e.kind == "revert"]
+    assert undo.linked, "the revert absorbs the change it undoes"
+    pick = ProjectPick(repo=TOOL.repo, units=(), extra=(), landed=2, topic_counts=())
+    said = summary_sentences(
+        pick,
+        name="tool",
+        openings=Openings(),
+        max_topics=3,
+        counted_extras=[Unit(lead=undo, score=1.0)],
+    )
+    assert any("backs out one more change" in s for s in said), said

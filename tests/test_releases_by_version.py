@@ -22,6 +22,7 @@ from digest.model import Activity, FileChange, Story, Window
 from digest.rank import RELEASE, carried, tier
 from digest.reading.classify import classify, classify_one
 from digest.reading.releases import release_of, stated_breaking
+from digest.reading.shipping import is_own_change
 from digest.reading.titles import split_title
 from digest.sources.replay import ReplaySource
 from tests.digest_data import ACTIVITY, DATA, days_and_weeks, example_config
@@ -413,6 +414,31 @@ def _text(told: Story) -> str:
     return " ".join(s.text for s in told.body)
 
 
+def test_a_change_to_several_packages_is_no_change_to_the_project_itself() -> None:
+    # "…, with a change to Astro that fixes …" of a "fix(cloudflare,svelte)" change
+    widgets = "acme/widgets"
+    cut = change(
+        widgets,
+        "[ci] release (#14000)",
+        "packages/integrations/cloudflare/CHANGELOG.md",
+        "packages/integrations/svelte/CHANGELOG.md",
+        "packages/widgets/CHANGELOG.md",
+        n=5,
+    )
+    both = change(
+        widgets,
+        "fix(cloudflare,svelte): keep props on hydration",
+        "packages/integrations/cloudflare/src/a.ts",
+        "packages/integrations/svelte/src/b.ts",
+        n=1,
+    )
+    core = change(widgets, "fix: keep the toolbar open", "packages/widgets/src/c.ts", n=2)
+    events = classify([cut, both, core], config(widgets))
+    releases = [e for e in events if e.release is not None]
+    told = {e.activity.sha: is_own_change(e, releases) for e in events if e.release is None}
+    assert told == {both.sha: False, core.sha: True}
+
+
 def test_a_pre_release_comes_before_its_release() -> None:
     # vite: "Vite ships 8.1.0, 8.1.0-beta.0, plugin-legacy 8.1.0 to 8.1.0-beta.0"
     runs = [
@@ -546,6 +572,17 @@ def test_packages_released_with_no_version_said_are_new_releases_not_new_product
     assert told.checks is not None and told.checks.problems == ()
     beta = story([change("withastro/astro", "[ci] release (beta) (#14001)", *paths, n=1)])
     assert beta.headline == "ASTRO SHIPS NEW PRERELEASES OF CLOUDFLARE, MDX AND SVELTE"
+
+
+def test_a_pre_mode_release_counts_its_packages_as_prereleases_too() -> None:
+    # a beta round of seven packages read "new prereleases of a, b and c and releases of
+    # four more packages", as though four were final
+    names = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta")
+    paths = [f"packages/integrations/{p}/CHANGELOG.md" for p in names]
+    told = story([change("acme/widgets", "[ci] release (beta) (#14001)", *paths, n=1)])
+    text = " ".join([told.lede, *(s.text for s in told.body)])
+    assert "prereleases of four more packages" in told.lede, told.lede
+    assert "releases of four more" not in text.replace("prereleases of four more", ""), text
 
 
 def test_a_lede_names_three_packages_whose_versions_nothing_says_and_counts_the_rest() -> None:

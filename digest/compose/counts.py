@@ -30,6 +30,9 @@ def _count_phrase(units: list[Unit], room: int, acted: frozenset[str] = frozense
     kinds = {u.lead.kind for u in units}
     number = commit_count(u.lead for u in units)
     if kinds <= {"revert", "reland"}:
+        # one back-out undoes one change, however many commits it absorbed (the original
+        # it undoes): "backs out two more changes [11]" of one revert contradicted the lede
+        number = len(units)
         verb = {"revert": "backs out", "reland": "relands"}.get(
             next(iter(kinds)) if len(kinds) == 1 else "", "backs out or relands"
         )

@@ -16,12 +16,19 @@ import re
 
 from digest.compose.carried import carrying
 from digest.compose.citations import cite
+from digest.compose.packages import (
+    grouped,
+    more_packages,
+    package_name,
+    prerelease_only,
+    versionless,
+)
 from digest.compose.phrases import event_predicate
 from digest.compose.slots import related_clause, unit_slots
 from digest.english.numbers import count_word, join_words
 from digest.reading.event import Event
 from digest.reading.releases import version_order
-from digest.reading.shipping import product_of
+from digest.reading.shipping import is_own_change, product_of
 from digest.select import MAX_NAMED_RELEASES, Unit, same_change
 
 # A lede names this many products' releases at most; the rest it counts.
@@ -81,7 +88,7 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
     for event in cited_releases(unit):
         for package, version in event.release.versions if event.release else ():
             target = own if package is None else packages
-            text = version if package is None else f"{_name(package)} {version}"
+            text = version if package is None else f"{package_name(package)} {version}"
             text += " (prerelease)" if event.release and event.release.prerelease else ""
             if text not in target:
                 target.append(text)
@@ -89,9 +96,9 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
             # The project's own release whose version nothing says is a release of its
             # package all the same, beside others ("new releases of astro and cloudflare").
             name = package if package is not None else unit.lead.project.name
-            if _versionless(name) not in packages:
-                packages.append(_versionless(name))
-    mine = _versionless(unit.lead.project.name)
+            if versionless(name) not in packages:
+                packages.append(versionless(name))
+    mine = versionless(unit.lead.project.name)
     if packages == [mine]:
         packages = []  # alone, it is "a release" of the project
     elif mine in packages:
@@ -102,62 +109,6 @@ def versions(unit: Unit) -> tuple[list[str], list[str]]:
         # some of a run cited (its ends, and one that ships what the sentence names): the run
         own = [f"{own[0]} to {own[-1]}"]
     return own, packages
-
-
-def _versionless(package: str) -> str:
-    """A package's release whose version nothing says: "a new pyo3-polars"."""
-    return f"a new {_name(package)}"
-
-
-def _grouped(named: list[str], unit: Unit) -> list[str]:
-    """`named` with its versionless releases said once, where the first stood: "a new
-    release of mdx", "new releases of cloudflare, mdx and svelte" (not "a new cloudflare,
-    a new mdx", which reads as new products); "prereleases" for the packages that only a
-    pre mode's release published, said apart from the rest."""
-    bare = [n.removeprefix("a new ") for n in named if n.startswith("a new ")]
-    if not bare:
-        return named
-    early = _prerelease_only(unit)
-    groups = [
-        (kind, names)
-        for kind, names in (
-            ("release", [b for b in bare if b not in early]),
-            ("prerelease", [b for b in bare if b in early]),
-        )
-        if names
-    ]
-    said = [
-        f"a new {kind} of {names[0]}" if len(names) == 1 else f"new {kind}s of {join_words(names)}"
-        for kind, names in groups
-    ]
-    out: list[str] = []
-    for text in named:
-        if not text.startswith("a new "):
-            out.append(text)
-        elif said:
-            out.extend(said)
-            said = []
-    return out
-
-
-def _prerelease_only(unit: Unit) -> set[str]:
-    """The packages, as prose names them, whose every release in the unit is a prerelease."""
-    seen: dict[str, bool] = {}
-    for event in (unit.lead, *unit.related):
-        release = event.release
-        if release is None:
-            continue
-        for package in release.products:
-            if package is not None:
-                name = _name(package)
-                seen[name] = seen.get(name, True) and release.prerelease
-    return {name for name, early in seen.items() if early}
-
-
-def _name(package: str) -> str:
-    """A package as prose names it; a scoped one ("@astrojs/node") in a code span, which
-    no reader takes for an @-mention."""
-    return f"`{package}`" if package.startswith("@") else package
 
 
 def _every(unit: Unit) -> dict[str | None, list[tuple[str, bool]]]:
@@ -187,10 +138,10 @@ def _run(package: str | None, found: list[tuple[str, bool]], *, alone: bool) -> 
     """How one product's releases are named: "8.0.16"; "8.0.4" and "8.0.5"; "8.0.4 to
     8.0.8" for more than `MAX_NAMED_RELEASES`; "create-vite 9.0.4 to 9.0.5" beside other
     products ("create-vite 9.0.4 and 9.0.5" would blur where the list goes on)."""
-    name = f"{_name(package)} " if package else ""
+    name = f"{package_name(package)} " if package else ""
     texts = [v + (" (prerelease)" if pre else "") for v, pre in found]
     if not texts:
-        return [_versionless(package)] if package else []
+        return [versionless(package)] if package else []
     if len(texts) == 1:
         return [name + texts[0]]
     if len(texts) <= MAX_NAMED_RELEASES and package is None:
@@ -227,17 +178,12 @@ def all_named(unit: Unit, *, limit: int = MAX_LEDE_PRODUCTS) -> list[str]:
     versionless = [p for p, found in shown if p is not None and not found]
     shown = [(p, f) for p, f in shown if p not in versionless[MAX_NAMED_RELEASES:]]
     named = [t for p, found in shown for t in _run(p, found, alone=len(products) == 1)]
-    rest = len(products) - len(shown)
-    if rest:
-        named.append(_more_packages(rest))
+    hidden = [p for p, _ in products if (p, every[p]) not in shown]
+    if hidden:
+        early = prerelease_only(unit)
+        pre = sum(p is not None and package_name(p) in early for p in hidden)
+        named.append(more_packages(len(hidden), prereleases=pre))
     return named
-
-
-def _more_packages(count: int) -> str:
-    """ "releases of 14 more packages", "a release of one more package"."""
-    if count == 1:
-        return "a release of one more package"
-    return f"releases of {count_word(count)} more packages"
 
 
 def _headline_named(unit: Unit) -> tuple[list[str], bool]:
@@ -263,7 +209,7 @@ def release_predicate(
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
     total = release_count(unit)
     if lede:
-        named = _grouped(all_named(unit), unit)
+        named = grouped(all_named(unit), unit)
         if not named:
             return "publishes a release" + tail
         return _ships(named) + join_words(named) + _some_carry(unit, tail)
@@ -272,7 +218,7 @@ def release_predicate(
         if len(every) >= MANY_PRODUCTS:
             return f"ships {count_word(total)} releases{tail}, {_example(unit)} among them"
         named, own = _headline_named(unit)
-        named = _grouped(named, unit)
+        named = grouped(named, unit)
     else:
         mine, packages = versions(unit)
         if carry and tail and (which := _split_by_version(unit)):
@@ -291,9 +237,18 @@ def release_predicate(
         packages = [p for p in packages if p not in spare]
         # (counted among every package the releases publish, cited or not, as the lede
         # counts them: "14 more" beside the lede's "16 more" read as a contradiction)
-        versionless = sum(1 for p, found in _every(unit).items() if p is not None and not found)
-        more = [_more_packages(versionless - len(bare) + len(spare))] if spare else []
-        named, own = mine + _grouped(packages, unit) + more, bool(mine)
+        told = {b.removeprefix("a new ") for b in bare if b not in spare}
+        hidden = [
+            package_name(p) for p, found in _every(unit).items() if p is not None and not found
+        ]
+        hidden = [p for p in hidden if p not in told]
+        early = prerelease_only(unit)
+        more = (
+            [more_packages(len(hidden), prereleases=sum(p in early for p in hidden))]
+            if spare
+            else []
+        )
+        named, own = mine + grouped(packages, unit) + more, bool(mine)
     if own:
         plural = len(named) > 1 or " to " in named[0] or " and " in named[0]
         verb = "are out" if plural else "is out"
@@ -360,7 +315,7 @@ def _version_of(release: Event) -> str | None:
     if len(found) != 1:
         return None
     package, version = found[0]
-    return version if package is None else f"{_name(package)} {version}"
+    return version if package is None else f"{package_name(package)} {version}"
 
 
 def _carrying_versions(unit: Unit) -> list[str]:
@@ -392,8 +347,8 @@ def _example(unit: Unit) -> str:
     named = [(p, found) for p, found in every.items() if p is not None and found]
     if named:
         package, found = named[-1]
-        return f"{_name(package)} {found[-1][0]}"
-    return join_words([_name(p) for p in every if p][:1])
+        return f"{package_name(package)} {found[-1][0]}"
+    return join_words([package_name(p) for p in every if p][:1])
 
 
 def highlight_clause(unit: Unit, *, name: str, max_words: int) -> str:
@@ -408,9 +363,13 @@ def highlight_clause(unit: Unit, *, name: str, max_words: int) -> str:
     if event.kind == "fix" or event.activity.title.startswith("fix"):
         # "a fix that fixes a panic" says it twice: "a change that fixes a panic"
         what = "a change" if predicate.startswith("fixes ") else "a fix"
+    releases = [unit.lead, *unit.related]
     if len(_every(unit)) > 1:
-        product = product_of(event, [unit.lead, *unit.related]) or name
-        what = f"{what} to {product}"
+        product = product_of(event, releases)
+        if product is None and is_own_change(event, releases):
+            product = name
+        # (a change to several packages at once is said as no one's)
+        what = f"{what} to {product}" if product else what
     # Of several releases, the one that ships it, where a version names it: "9.1.0 and
     # 9.1.1 are out [1][2], 9.1.1 with a change that …", not "…, with a change that …" of
     # both, when the change landed after 9.1.0
@@ -479,7 +438,7 @@ def further_releases(unit: Unit, cited: list[Event]) -> str:
         return ""
     named = list(
         dict.fromkeys(
-            f"{_name(package)} {version}" + (" (prerelease)" if e.release.prerelease else "")
+            f"{package_name(package)} {version}" + (" (prerelease)" if e.release.prerelease else "")
             for e in sorted(rest, key=lambda e: e.activity.landed_at)
             if e.release is not None
             for package, version in e.release.versions

@@ -163,6 +163,13 @@ def product_of(change: Event, releases: Sequence[Event]) -> str | None:
     return names.get(keys[0]) if keys and None not in _products_of(change, folders) else None
 
 
+def is_own_change(change: Event, releases: Sequence[Event]) -> bool:
+    """True when `change` is of the project itself and of none of the packages `releases`
+    publish: "a fix to astro" of a change to the cloudflare and svelte integrations read
+    as astro's."""
+    return _products_of(change, _package_folders(releases)) == {None}
+
+
 def _package_folders(releases: Sequence[Event]) -> dict[str, tuple[str, ...]]:
     """Each released package's folders, by its key, each ending in "/"."""
     folders: dict[str, set[str]] = {}
