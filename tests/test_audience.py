@@ -500,6 +500,9 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         ),
         ("Fix dead link to the API reference", ("src/errors.py",), False, False, "docs"),
         ("Fix link handling in the router", ("src/router.py",), False, False, None),
+        # how the source is written down: line endings, trailing whitespace
+        ("Replace CRLF with LF in the generator", ("src/gen/a.c",), False, False, "lint"),
+        ("Strip trailing whitespace from the parser", ("src/parse.c",), False, False, "lint"),
     ],
 )
 def test_who_a_change_reaches_is_read_from_its_title_and_paths(

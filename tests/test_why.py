@@ -165,6 +165,12 @@ def test_a_sentence_with_a_bracketed_number_is_never_quoted_as_it_would_read_as_
         # a regression guard, a definition of a piece of code
         "The first case is a regression guard for the crash fixed in this change for users.",
         "`collect_hooks` is the function which discovers fixtures and fails for users.",
+        # what the change does, whatever its verb, and how it works (executorch)
+        "This PR rewires all the widget sorts to go through the newer layer for users.",
+        "This uses the fact that a widget without a cache can share the users' view.",
+        # a doubt, or a shrug
+        "If the compiler doesn't flip the sign, the maintainer isn't sure users care.",
+        "Don't know how those got here, but users on Windows saw them in every file.",
     ],
 )
 def test_an_aside_a_step_or_a_pointer_is_no_reason(aside: str) -> None:
@@ -358,6 +364,27 @@ def test_a_second_paragraph_gives_only_a_sentence_that_states_an_effect() -> Non
     ],
 )
 def test_a_reason_in_the_changes_own_shape_is_quoted(reason: str) -> None:
+    assert quotation(reason, "Refactor smoke helpers") == reason.rstrip(".")
+
+
+def test_a_squash_of_commits_gives_no_reason() -> None:
+    # a body that lists its commits' messages: each paragraph is a step of the work
+    squashed = (
+        "* fix: handle nested slot props in the type checker\n\n"
+        "* test: add a fixture for the regression\n\n"
+        "The restore logic was too broad, so users lost styles in conditionally shown parts."
+    )
+    assert quotation(squashed, "fix: keep styles of nested slots") is None
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        # "this" opening a sentence with a verb of effect says what the change is for (svelte)
+        "This prevents the sort of bug where a derived reads a field of an undefined value.",
+    ],
+)
+def test_a_this_that_says_what_the_change_lets_happen_is_a_reason(reason: str) -> None:
     assert quotation(reason, "Refactor smoke helpers") == reason.rstrip(".")
 
 

@@ -25,7 +25,9 @@ _WORDING = re.compile(
     re.I,
 )
 _LINTING = re.compile(
-    r"\blint(s|ing|er|ers|runner)?\b|\b[\w-]*-format\b|\bformatting\b|^(re)?format\b|\bcodemod\b",
+    r"\blint(s|ing|er|ers|runner)?\b|\b[\w-]*-format\b|\bformatting\b|^(re)?format\b|\bcodemod\b"
+    # how the source is written down, not what it does: "Replace CRLF with LF in f2py"
+    r"|\bline[- ]endings?\b|\bCRLF\b|\b(with|to)\s+LF\b|\btrailing\s+whitespace\b",
     re.I,
 )
 # Linters, formatters and type checkers: updating one changes how code is written, never
