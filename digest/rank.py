@@ -2,9 +2,11 @@
 
 Who is affected comes first, then what kind of change it is: every event has a tier
 (`tier`), worth `Weights.tier` points a step, so the weights of kind and size only order
-events within one tier. Security fixes first, then what must be acted on, then releases
-(a release that ships a security fix or breaking change of the window leads it), then
-what users see, then internal work (tests, CI, tooling), whatever its kind.
+events within one tier. Security fixes first, then releases (a release that ships a
+security fix of the window leads it), then what must be acted on, then what users see,
+then internal work (tests, CI, tooling), whatever its kind: EDITORIAL.md ranks what is
+out above what changes for a reader, and a deprecation that landed after a release led
+the story of the release.
 
 Bots are not down-ranked as such: in these repositories bot accounts land real work.
 """
@@ -82,7 +84,7 @@ class Weights:
 
 
 # Tiers, highest first (see the module docstring).
-SECURITY, MUST_ACT, RELEASE, USER_VISIBLE, INTERNAL = 5, 4, 3, 2, 1
+SECURITY, RELEASE, MUST_ACT, USER_VISIBLE, INTERNAL = 5, 4, 3, 2, 1
 
 
 def tier(event: Event) -> int:

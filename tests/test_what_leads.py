@@ -746,3 +746,17 @@ def test_a_back_out_of_a_fix_named_by_a_noun_phrase_undoes_a_fix_not_the_thing(n
     verb = change('Revert "fix: keep ssr deps optimized"', ("src/widgets/ssr.ts", 40), n=21)
     [undone] = [e for e in classify([verb], CONFIG) if e.kind == "revert"]
     assert "a fix for" not in event_predicate(undone, max_words=12)
+
+
+def test_a_release_leads_over_a_breaking_change_it_does_not_ship() -> None:
+    # what is out comes before what changes for a reader (EDITORIAL.md): a removal that
+    # landed after the release led its day
+    release = change("Prepare release version 2.5.0", ("CHANGELOG.md", 40), ("pyproject.toml", 1))
+    removal = change(
+        "BREAKING: remove the deprecated `load_all` function",
+        ("src/widgets/io.py", 60),
+        n=3,
+    )
+    told = story_of(release, removal)
+    assert told.headline.startswith("WIDGETS 2.5.0 IS OUT"), told.headline
+    assert "load_all" in told.lede, told.lede  # still told first after it
