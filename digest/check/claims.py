@@ -229,7 +229,7 @@ _MENTION = re.compile(r"(?<![\w.])@[A-Za-z][\w-]*")
 # The story's own counts ("lands 23 more changes", "makes 11 documentation changes").
 _OUR_COUNT = re.compile(
     r"\b\d+(?= (more|documentation|housekeeping|internal|lint|translation|dependenc\w*|changes"
-    r"|releases in all|each|in|elsewhere|of them)\b)"
+    r"|releases in all|packages|each|in|elsewhere|of them)\b)"
 )
 _MARKUP = re.compile(
     r"\]\(|https?://|\*\*[^*\s][^*]*\*\*|\b(signed-off-by|co-authored-by|"

@@ -3,7 +3,9 @@ mdx", "new prereleases of cloudflare and node", "releases of 14 more packages"."
 
 from __future__ import annotations
 
-from digest.english.numbers import count_word, join_words
+import re
+
+from digest.english.numbers import COUNT_WORDS, count_word, join_words
 from digest.select import Unit
 
 
@@ -33,6 +35,19 @@ def grouped(named: list[str], unit: Unit) -> list[str]:
         f"a new {kind} of {names[0]}" if len(names) == 1 else f"new {kind}s of {join_words(names)}"
         for kind, names in groups
     ]
+    more = next((m for text in named if (m := _MORE.fullmatch(text))), None)
+    if more is not None:
+        # "new releases of cloudflare, mdx and svelte and releases of 14 more packages"
+        # read as a list of lists: one count, its first three named
+        early_more = bool(more["pre"] or more["pre1"])
+        kinds = {kind for kind, _ in groups} | ({"prerelease"} if early_more else set())
+        kinds |= {"release"} if not early_more or more["mixed"] else set()
+        count = more["count"] or "one"
+        hidden = COUNT_WORDS.index(count) if count in COUNT_WORDS else int(count)
+        total = len(bare) + hidden
+        what = "releases and prereleases" if len(kinds) > 1 else f"{kinds.pop()}s"
+        said = [f"new {what} of {count_word(total)} packages, among them {join_words(bare)}"]
+        named = [text for text in named if not _MORE.fullmatch(text)]
     out: list[str] = []
     for text in named:
         if not text.startswith("a new "):
@@ -41,6 +56,13 @@ def grouped(named: list[str], unit: Unit) -> list[str]:
             out.extend(said)
             said = []
     return out
+
+
+# What `more_packages` says.
+_MORE = re.compile(
+    r"an? (?P<pre1>pre)?release of one more package"
+    r"|(?P<pre>pre)?releases of (?P<count>\S+) more packages(?P<mixed>, some of them prereleases)?"
+)
 
 
 def prerelease_only(unit: Unit) -> set[str]:

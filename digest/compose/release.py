@@ -248,7 +248,13 @@ def release_predicate(
             if spare
             else []
         )
-        named, own = mine + grouped(packages, unit) + more, bool(mine)
+        named, own = mine + grouped(packages + more, unit), bool(mine)
+        if tail.startswith(f", {count_word(total)} releases in all") and any(
+            n.endswith(f"of {count_word(total)} packages")
+            or f" {count_word(total)} packages, " in n
+            for n in named
+        ):
+            tail = tail.removeprefix(f", {count_word(total)} releases in all")  # said once
     if own:
         plural = len(named) > 1 or " to " in named[0] or " and " in named[0]
         verb = "are out" if plural else "is out"
