@@ -503,6 +503,14 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         # how the source is written down: line endings, trailing whitespace
         ("Replace CRLF with LF in the generator", ("src/gen/a.c",), False, False, "lint"),
         ("Strip trailing whitespace from the parser", ("src/parse.c",), False, False, "lint"),
+        # a typo in old release notes, its title's subject after a colon
+        (
+            "Fix typo in release notes: 'have have' → 'have'",
+            ("doc/release/1.2.0-notes.rst",),
+            False,
+            False,
+            "docs",
+        ),
     ],
 )
 def test_who_a_change_reaches_is_read_from_its_title_and_paths(

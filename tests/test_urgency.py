@@ -243,6 +243,9 @@ def test_renaming_a_setting_users_write_is_planned_for() -> None:
         "DEP: Undo deprecation of the positional `axis` argument",
         "DEP: narrow the `dtype=` deprecation to subclasses",
         "Un-deprecate `Widget.frob`",
+        # the words of a warning already given: nothing new to move off
+        "DEPR: adjust the widget setter deprecation warning (wrong version)",
+        "DEP: fix typo in the `frob` deprecation message",
     ],
 )
 def test_what_undoes_or_avoids_a_deprecation_plans_nothing(title: str) -> None:
@@ -252,6 +255,7 @@ def test_what_undoes_or_avoids_a_deprecation_plans_nothing(title: str) -> None:
 def test_deprecating_a_public_api_is_planned_for() -> None:
     assert urgency(change("Deprecate `Model.dict()` in favour of `model_dump()`")) == "plan"
     assert urgency(change("Mark `parse_raw` as deprecated")) == "plan"
+    assert urgency(change("DEP: update `frob` to emit a deprecation warning")) == "plan"
     body = "Deprecate `resetNative()` in favor of `close()`."
     assert urgency(change("Android: LlmModule lifecycle", body=body)) == "plan"
 

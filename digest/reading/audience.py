@@ -394,8 +394,10 @@ _RELEASE_WORD = re.compile(
 )
 
 
-def housekeeping_of(subject: str, paths: list[str]) -> str | None:
-    """ "translations", "changelog" or "people" for a housekeeping change, else None."""
+def housekeeping_of(subject: str, paths: list[str], *, title: str = "") -> str | None:
+    """ "translations", "changelog" or "people" for a housekeeping change, else None.
+    `title`, the whole title, says a typo fix where its subject leaves it out ("Fix typo in
+    release notes: 'have have' → 'have'" has the subject after its colon)."""
     if paths and all(_HOUSEKEEPING_PATH.search(p) or is_doc_path(p) for p in paths):
         found = [m.group(0).lower() for p in paths if (m := _HOUSEKEEPING_PATH.search(p))]
         # A changeset's entry goes with the change it notes (a README fix): no changelog
@@ -403,7 +405,8 @@ def housekeeping_of(subject: str, paths: list[str]) -> str | None:
         entries = all(_CHANGESET_ENTRY.search(f) for f in found)
         if found and not (entries and len(found) < len(paths)):
             kind = _what(" ".join(found) + " " + subject)
-            return None if kind == "changelog" and _WORDING_FIX.search(subject) else kind
+            wording = _WORDING_FIX.search(subject) or _WORDING_FIX.search(title)
+            return None if kind == "changelog" and wording else kind
     if (
         paths
         and all(is_doc_path(p) for p in paths)
@@ -416,7 +419,10 @@ def housekeeping_of(subject: str, paths: list[str]) -> str | None:
         return "changelog"  # "vite 8.1 post", "Add On-Prem 0.5.0 release": release notes
     match = _HOUSEKEEPING_TITLE.search(subject)
     if match and (not paths or all(is_doc_path(p) or _HOUSEKEEPING_PATH.search(p) for p in paths)):
-        return _what(match.group(0))
+        kind = _what(match.group(0))
+        # a typo fixed in old notes is docs wording, not notes of this release
+        wording = _WORDING_FIX.search(subject) or _WORDING_FIX.search(title)
+        return None if kind == "changelog" and wording else kind
     return None
 
 

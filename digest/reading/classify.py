@@ -395,7 +395,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
         paths = [f.path for f in activity.files]
         if is_own_version_bump(activity, subject):
             event = replace(event, trivia="version")
-        elif chore := housekeeping_of(subject, paths):
+        elif chore := housekeeping_of(subject, paths, title=activity.title):
             event = replace(event, trivia=chore)
         elif trivia := trivia_kind(subject, paths, docs_only=kind == "docs"):
             event = replace(event, trivia=trivia)

@@ -227,11 +227,23 @@ def renames_setting(subject: str) -> bool:
     return _RENAMED_SETTING.search(subject) is not None
 
 
+# A change to the words of a deprecation already made: "adjust the dtype setter
+# deprecation warning (incorrect version)", "Fix typo in deprecation message".
+_ADJUSTS_WARNING = re.compile(
+    r"^(adjust|fix|correct|update|tweak|clarify|improve|reword|rephrase)\w*\s+"
+    r"((?!to\b|emit|raise|add|when\b|on\b|for\b)\S+\s+){0,5}?"
+    r"(deprecation\s+)?(warning|message)s?\b",
+    re.I,
+)
+
+
 def is_deprecation(subject: str, body: str, title_kind: str | None = None) -> bool:
     """True when the change deprecates something of its own (title or body says so), or
     renames a setting (`renames_setting`) in a title of no internal type (`title_kind`)."""
     if is_cleanup_of_deprecated(subject) or _UNDEPRECATE.search(subject):
         return False
+    if _ADJUSTS_WARNING.match(subject):
+        return False  # "DEPR: adjust dtype setter deprecation warning": a warning's words
     if title_kind == "deprecation":
         # "deprecate: X", "DEP: X": the project's own type word says so; but "DEP: Remove
         # warnings from X" ends a deprecation whose time is up, and deprecates nothing new
