@@ -1187,3 +1187,25 @@ def test_a_release_after_its_candidate_carries_nothing_merged_since() -> None:
     # a second candidate had a first, whether or not it is at hand
     alone = classify([after, rc1], config(repo))
     assert carried(alone)[rc1.sha] == []
+
+
+@pytest.mark.parametrize(("between", "watched"), [("v1.1.0", True), ("v1.0.1", False)])
+def test_a_back_out_in_the_window_is_watched_only_when_a_release_shipped_its_change(
+    between: str, watched: bool
+) -> None:
+    # a feature promoted and backed out within four weeks, with only a patch release cut
+    # between them: no release had it, yet "Check whether … still does what you rely on"
+    widgets = "acme/widgets"
+    feature = "feat: add a retry budget to the client"
+    told = story(
+        [
+            change(widgets, "release: v1.0.0", "package.json", n=0),
+            change(widgets, feature, "src/a.ts", n=30),
+            change(widgets, f"release: {between}", "package.json", n=40),
+            change(widgets, f'Revert "{feature}"', "src/a.ts", n=50),
+            change(widgets, "feat: add streaming uploads", "src/b.ts", n=60),
+        ],
+        days=7,
+    )
+    items = [i.text for i in told.action_items if i.urgency == "monitor"]
+    assert bool(items) == watched, items

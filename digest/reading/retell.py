@@ -110,9 +110,9 @@ def withdraw_unshipped(
     reading: Callable[[Activity], Event],
     release: Callable[[Activity], Release | None],
 ) -> list[Event]:
-    """`events` with each back-out of a change that landed before the window `withdrawn`
-    when `earlier` (the history before the window) holds that change, the history shows the
-    project's releases, and none between the two carries the change: "Revert “Promote
+    """`events` with each back-out `withdrawn` when the change it undoes landed in the window
+    or in `earlier` (the history before it), the history shows the project's releases, and
+    none between the two carries the change: "Revert “Promote
     duration expressions as stable”" undoes what no user got, and leaves nothing to watch.
     A patch release (1.4.2) carries the change only if it is a fix (`shipping.carries`).
     Where the history shows no release at all, its users take what lands on the default
@@ -134,8 +134,9 @@ def withdraw_unshipped(
     out = []
     for event in events:
         original = None
-        if event.kind == "revert" and not (event.linked or event.withdrawn):
-            original = _earlier_original(event, earlier)
+        if event.kind == "revert" and not event.withdrawn:
+            # (the change it undoes, in the window itself or in the history before it)
+            original = event.linked[0] if event.linked else _earlier_original(event, earlier)
         if original is None:
             out.append(event)
             continue
