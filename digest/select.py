@@ -375,7 +375,10 @@ def _mark_shipped(units: list[Unit]) -> list[Unit]:
     }
     for at, unit in enumerate(units):
         lead = unit.lead
-        if lead.security and lead.release is None and lead.activity.sha in shipped:
+        # (the same fix landed twice, on the release branch and on main: the release ships
+        # one copy, and "Beyond that, it fixes stored XSS …" told it as a second fix)
+        copies = {e.activity.sha for e in (lead, *unit.related)}
+        if lead.security and lead.release is None and copies & shipped:
             return [*units[:at], replace(unit, shipped_fix=True), *units[at + 1 :]]
     return units
 

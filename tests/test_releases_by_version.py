@@ -1209,3 +1209,26 @@ def test_a_back_out_in_the_window_is_watched_only_when_a_release_shipped_its_cha
     )
     items = [i.text for i in told.action_items if i.urgency == "monitor"]
     assert bool(items) == watched, items
+
+
+def test_a_fix_landed_on_the_release_branch_and_on_main_is_the_one_the_release_ships() -> None:
+    # "3.11.1 is out with a security fix [1]. Beyond that, it fixes stored XSS … [2][3]"
+    # told one fix as two, and "Upgrade once a release carries this security fix" waited
+    # for a release the window had
+    widgets = "acme/widgets"
+    fix = "fix: prevent stored XSS via unescaped metric names in the UI"
+    told = story(
+        [
+            change(widgets, fix, "web/ui/a.ts", n=1),
+            change(widgets, "release: v3.11.1", "VERSION", n=3),
+            change(widgets, fix, "web/ui/a.ts", n=6),
+            change(widgets, "feat: add a search endpoint", "web/api.go", n=8),
+        ],
+        days=7,
+    )
+    body = " ".join(s.text for s in told.body)
+    assert "a security fix that the new release ships" in body, body
+    assert "XSS" not in told.lede, told.lede  # "3.11.1 with a security fix" says it
+    [item] = [i for i in told.action_items if "security" in i.text]
+    assert item.text.startswith("Upgrade widgets to 3.11.1 or later"), item.text
+    assert item.urgency == "immediate"

@@ -18,6 +18,7 @@ from datetime import datetime
 from digest.compose.body import MAX_CITATIONS, reads_well
 from digest.compose.carried import breaking_note, fix_key
 from digest.compose.citations import cite
+from digest.compose.deprecations import deprecation_item
 from digest.compose.phrases import (
     backed_out,
     collection_of,
@@ -33,9 +34,8 @@ from digest.compose.phrases import (
 from digest.config import WireConfig, topic_key
 from digest.english.nouns import possessive
 from digest.english.numbers import count_word
-from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech, verb_form
+from digest.english.words import ADDING_VERBS, CONJUNCTIONS, parts_of_speech
 from digest.model import Urgency
-from digest.reading.bodies import clean_body
 from digest.reading.event import Event
 from digest.reading.releases import CANDIDATE_VERSION
 from digest.reading.why import quotation
@@ -81,7 +81,13 @@ def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
     first and stable ones before prereleases; empty when only releases whose versions
     nothing says ship them; None when none does."""
     shipped = {e.activity.sha for u in pick.units for e in u.carried}
-    landed = [u.lead.activity.landed_at for u in units if u.lead.activity.sha in shipped]
+    # (a fix landed twice, on the release branch and on main: the copy a release ships)
+    landed = [
+        e.activity.landed_at
+        for u in units
+        for e in (u.lead, *u.related)
+        if e.activity.sha in shipped
+    ]
     if not landed:
         return None
     # Only a release cut after the first fix can carry it, and none cut on another branch
@@ -288,53 +294,6 @@ def monitor_item(units: list[Unit], *, name: str, turn: int = 0) -> str:
     if len(units) == 1 and relands:
         return f"Check {where} again: {_undone(units[0])} is back after a back-out{marker}"
     return _WATCH[turn % len(_WATCH)].format(where=where) + f"{what}{marker}"
-
-
-def deprecation_item(unit: Unit, *, name: str) -> str | None:
-    """ "Plan to stop using `np.foo`, which numpy deprecates; use `np.bar` instead [3]": what
-    to move off, and what to move to when the change's own words name it in code. A change
-    whose clause is no "deprecates X" ("removes X", "narrows X") is told as it is."""
-    event = unit.lead
-    predicate = event_predicate(event, max_words=10)
-    marker = cite(event.activity)
-    verb, _, what = predicate.partition(" ")
-    if verb != "deprecates" or not what:
-        return f"Plan for what {name} deprecates: the change {predicate} {marker}"
-    instead, when = "", ""
-    if removal := _FOR_REMOVAL.search(what):
-        # "`console_main()` for removal in pytest 10": when it goes is the deprecation's
-        what, when = what[: removal.start()], f" {removal.group(0).strip()}"
-    favoured = _IN_FAVOUR.search(what)
-    if favoured:
-        # "the `strict` parameter in favour of a new `how=…`": what to stop using, and
-        # what to use, each in its place
-        what, instead = what[: favoured.start()], f"; use {favoured['successor']} instead"
-    elif not _NAMES_SUCCESSOR.search(what) and (successor := _successor(event)):
-        instead = f"; use {successor} instead"
-    # "setting the dtype of X" is stopped, not "used": "Plan to stop setting …"
-    first = what.split(" ", 1)[0]
-    stop = "stop" if first.islower() and verb_form(first) == "VBG" else "stop using"
-    return f"Plan to {stop} {what}, which {name} deprecates{when}{instead} {marker}"
-
-
-# "in favour of `Y`", "use `Y` instead": where a deprecation names its successor.
-_FOR_REMOVAL = re.compile(r"\s+(?:for removal|to be removed)\s+in\s+\S+(?:\s+\d[\w.]*)?$", re.I)
-_NAMES_SUCCESSOR = re.compile(r"\b(in favou?r of|instead|replaced by)\b", re.I)
-_IN_FAVOUR = re.compile(
-    r",?\s+in favou?r of\s+(?:an?\s+new\s+|the\s+new\s+)?(?P<successor>`[^`\n]+`)$"
-)
-_SUCCESSOR = re.compile(
-    r"\b(?:in favou?r of|replaced by|use|prefer|switch to|migrate to)\s+(`[^`\n]{1,60}`)", re.I
-)
-
-
-def _successor(event: Event) -> str | None:
-    """The code the change's title or its own opening paragraph says to use instead."""
-    opening = clean_body(event.activity.body).split("\n\n", 1)[0]
-    for text in (event.subject, "" if opening.lstrip().startswith(">") else opening):
-        if match := _SUCCESSOR.search(text):
-            return clean_fragment(match.group(1))
-    return None
 
 
 _SETTING = re.compile(r"\b(options?|flags?|parameters?|settings?|arguments?|env var\w*)\b", re.I)

@@ -275,7 +275,8 @@ def _carried_fix(release: Unit, unit: Unit) -> bool:
     3.11.3 with a security fix"): named beside it, "and fixes stored XSS …" told it twice."""
     if release.lead.release is None or not unit.lead.security:
         return False
-    return unit.lead.activity.sha in {e.activity.sha for e in release.carried}
+    copies = {e.activity.sha for e in (unit.lead, *unit.related)}  # a fix landed twice
+    return bool(copies & {e.activity.sha for e in release.carried})
 
 
 def _apart(named: list[Unit]) -> bool:
