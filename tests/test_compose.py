@@ -15,7 +15,7 @@ from digest.check.proofread_rules import CONNECTIVES
 from digest.compose import compose
 from digest.compose.body import ATTRIBUTIONS
 from digest.config import Project, TopicRule, WireConfig
-from digest.english.clauses import clause
+from digest.english.clauses import clause, shorten
 from digest.errors import UnknownTopicError
 from digest.model import Activity, FileChange, Story, Window
 from digest.reading.why import plain
@@ -562,6 +562,12 @@ def test_a_lede_never_cuts_an_inability_before_its_verb() -> None:
     )
     assert "unable." not in story.lede and "makes Widgetry" not in story.lede, story.lede
     assert "handles nested slot props" in story.lede, story.lede
+
+
+def test_a_cut_never_ends_on_a_purpose_without_its_object() -> None:
+    # "keeps AWS SDK clients out of interfaces to shrink." dropped "the binary"
+    cut = shorten("split the parser into modules to speed the cold start", max_words=8)
+    assert cut == "split the parser into modules", cut
 
 
 def test_a_fix_of_a_list_of_things_conjugates_none_of_them() -> None:

@@ -1232,3 +1232,31 @@ def test_a_fix_landed_on_the_release_branch_and_on_main_is_the_one_the_release_s
     [item] = [i for i in told.action_items if "security" in i.text]
     assert item.text.startswith("Upgrade widgets to 3.11.1 or later"), item.text
     assert item.urgency == "immediate"
+
+
+def test_a_range_of_releases_counts_the_many_that_carry_a_fix() -> None:
+    # "ships 3.11.0 to 3.11.3, 3.11.1, 3.11.2 and 3.11.3 with two security fixes" said
+    # three versions twice
+    steps = [
+        "release: v8.0.10",
+        "fix: prevent XSS in error overlay",
+        "release: v8.0.11",
+        "fix: reject path traversal in /@fs/",
+        "release: v8.0.12",
+        "fix: prevent XSS in the HMR client",
+        "release: v8.0.13",
+        "release: v8.0.14",
+    ]
+    told = story(
+        [
+            change(
+                VITE,
+                title,
+                "packages/vite/package.json" if title.startswith("release") else f"src/{n}.ts",
+                n=n * 10,
+            )
+            for n, title in enumerate(steps)
+        ],
+        days=14,
+    )
+    assert "8.0.10 to 8.0.14, three of them with three security fixes" in told.lede, told.lede

@@ -95,6 +95,13 @@ def test_a_sentence_opens_with_a_capital_unless_the_project_keeps_its_name_in_lo
     # and so within a sentence: "Widgetry fixes …" beside "for widgetry" read as a slip
     # (vite's and svelte's "Vite 8.0.14 is out" beside "a fix that vite 8.0.14 ships")
     assert "for Widgetry" in story.lede, story.lede
+    # a capital the prose writes inside the name is the name's, though lower case prevails
+    inner = [
+        change(1, "Add a retry option to the client", "WidgetRy clients now retry."),
+        change(2, "Fix crash on exit", "the widgetry CLI and widgetry run, widgetry again."),
+    ]
+    story = compose(inner, config=WireConfig(), window=window)
+    assert "for WidgetRy" in story.lede and "Widgetry" not in story.lede, story.lede
     once = [
         change(1, "Add a retry option to the client", "The widgetry CLI now retries."),
         silent[1],

@@ -34,7 +34,12 @@ from digest.model import Activity, Story, Window
 from digest.rank import rank
 from digest.reading.classify import Reading, classify
 from digest.reading.event import Event
-from digest.reading.spelling import opens_with_capital, prose_spelling, with_own_spellings
+from digest.reading.spelling import (
+    capital_spelling,
+    opens_with_capital,
+    prose_spelling,
+    with_own_spellings,
+)
 from digest.select import ProjectPick, folds_trivia, group_units
 
 __all__ = ["cite", "compose", "draft_story", "filter_topic"]
@@ -88,17 +93,12 @@ def compose(
         explains=lambda event: told_reason(event) is not None,
     )
     draft = draft_story(picks, config=config, window=window, repos=repo_names, topic=topic)
-    draft = capitalize_names(
-        draft,
-        [
-            name
-            for repo in repo_names
-            if not config.is_configured(repo)
-            and opens_with_capital(
-                name := config.project(repo).name, (a for a in activities if a.repo == repo)
-            )
-        ],
-    )
+    spellings = {}
+    for repo in repo_names:
+        name, own = config.project(repo).name, [a for a in activities if a.repo == repo]
+        if not config.is_configured(repo) and opens_with_capital(name, own):
+            spellings[name] = capital_spelling(name, own)
+    draft = capitalize_names(draft, spellings)
     draft = respell_subjects(
         draft, [a for a in activities if a.repo in repo_names], config, repos=repo_names
     )
@@ -111,20 +111,20 @@ def compose(
     return story
 
 
-def capitalize_names(draft: Draft, names: Iterable[str]) -> Draft:
-    """`draft` with each of `names` capitalized wherever its own words name the project,
-    not in a quotation or code: "Prometheus fixes …", and then "a fix that Vite 8.0.14
-    ships", "Additionally, Svelte ensures …" too; a name capitalized where a sentence opens
-    and in lower case elsewhere reads as a slip."""
-    names = list(names)
-    if not names:
+def capitalize_names(draft: Draft, spellings: Mapping[str, str]) -> Draft:
+    """`draft` with each name of `spellings` written as its spelling with a capital wherever
+    its own words name the project, not in a quotation or code: "Prometheus fixes …", and
+    then "a fix that Vite 8.0.14 ships", "Additionally, Svelte ensures …" too; a name
+    capitalized where a sentence opens and in lower case elsewhere reads as a slip."""
+    if not spellings:
         return draft
-    named = re.compile(rf"(?<![\w/@.`'-])(?:{'|'.join(map(re.escape, names))})(?![\w/@`-]|\.\w)")
+    names = "|".join(map(re.escape, spellings))
+    named = re.compile(rf"(?<![\w/@.`'-])(?:{names})(?![\w/@`-]|\.\w)")
 
     def capitalize(text: str) -> str:
         parts = _QUOTED.split(text)  # (the quoted and coded parts are the odd ones)
         return "".join(
-            part if at % 2 else named.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], part)
+            part if at % 2 else named.sub(lambda m: spellings[m.group(0)], part)
             for at, part in enumerate(parts)
         )
 

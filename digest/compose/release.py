@@ -13,6 +13,7 @@ product's releases as a range ("0.140.0 to 0.140.13").
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from digest.compose.carried import carrying
 from digest.compose.citations import cite
@@ -212,7 +213,7 @@ def release_predicate(
         named = grouped(all_named(unit), unit)
         if not named:
             return "publishes a release" + tail
-        return _ships(named) + join_words(named) + _some_carry(unit, tail)
+        return _ships(named) + join_words(named) + _some_carry(unit, tail, named=named)
     if brief:
         every = _every(unit)
         if len(every) >= MANY_PRODUCTS:
@@ -264,22 +265,32 @@ def release_predicate(
     return "ships " + join_words(named) + tail
 
 
-def _some_carry(unit: Unit, tail: str) -> str:
+def _some_carry(unit: Unit, tail: str, *, named: Sequence[str] = ()) -> str:
     """`tail` (" with a security fix") after a lede's releases, said of those that carry it
     when only some do: ", one of them with a security fix", ", 3.11.2 with a security fix";
-    "ships 3.11.1 and 3.11.2 with a security fix" put it in both."""
+    "ships 3.11.1 and 3.11.2 with a security fix" put it in both. After a range of `named`
+    versions, how many ("3.11.0 to 3.11.3, 3.11.1, 3.11.2 and 3.11.3 with …" said three
+    twice); after a count of packages, of its releases ("22 packages, among them …, three
+    of them with …" read as three packages)."""
     releases = len({e.activity.sha for e in (unit.lead, *unit.related)})
     if not tail or not unit.carriers or len(unit.carriers) >= releases:
         return tail
     carriers = [e for e in (unit.lead, *unit.related) if e.activity.sha in unit.carriers]
-    return f", {_which(sorted(carriers, key=lambda e: e.activity.landed_at))}{tail}"
+    ranged = any(" to " in n for n in named)
+    counted = any(" packages, among them " in n for n in named)
+    several = ranged and len(carriers) > 2
+    which = _which(sorted(carriers, key=lambda e: e.activity.landed_at), counted=several or counted)
+    if counted:
+        which = which.replace(" of them", " of the releases")
+    return f", {which}{tail}"
 
 
-def _which(carriers: list[Event]) -> str:
+def _which(carriers: list[Event], *, counted: bool = False) -> str:
     """Which of a sentence's releases carry what it says they carry: their versions where
-    each publishes one ("8.0.5", "8.0.5 and 8.0.6"), else how many ("one of them")."""
+    each publishes one ("8.0.5", "8.0.5 and 8.0.6"), else (or when `counted`) how many
+    ("one of them")."""
     named = [version for e in carriers if (version := _version_of(e)) is not None]
-    if len(named) == len(carriers):
+    if len(named) == len(carriers) and not counted:
         return join_words(named)
     return f"{count_word(len(carriers))} of them"
 

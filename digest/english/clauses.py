@@ -50,6 +50,7 @@ from digest.english.words import (
     TITLE_VERBS,
     bare,
     derived_verb,
+    is_base_verb,
     is_identifier,
     join,
     noun_lemma,
@@ -492,4 +493,7 @@ def shorten(text: str, *, max_words: int) -> str:
         )
     ):
         words.pop()
+    # Nor a purpose cut before its object: "… out of interfaces to shrink" (binary size)
+    if len(words) > 4 and words[-2].lower() == "to" and is_base_verb(words[-1]):
+        words = words[:-2]
     return " ".join(words)

@@ -88,6 +88,17 @@ def opens_with_capital(name: str, activities: Iterable[Activity]) -> bool:
     return lower < capitals or not _opens_sentences(name, activities)
 
 
+def capital_spelling(name: str, activities: Iterable[Activity]) -> str:
+    """How the story writes `name` where it gives it a capital (`opens_with_capital`): the
+    prose's own spelling with inner capitals when it writes one ("NumPy", where "Numpy"
+    read as a slip), else the name with a capital first letter."""
+    uses = _prose_uses(name, activities)
+    inner = Counter(
+        {s: n for s, n in uses.items() if not s.isupper() and any(c.isupper() for c in s[1:])}
+    )
+    return inner.most_common(1)[0][0] if inner else name[:1].upper() + name[1:]
+
+
 # A name written in lower case this often, and this many times for each time with a capital,
 # is kept so at a sentence's start even where no sentence of the prose opens with it.
 _ALWAYS_LOWER = 5
