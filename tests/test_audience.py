@@ -503,6 +503,14 @@ def test_a_source_can_feed_releases_in_as_tags() -> None:
         # how the source is written down: line endings, trailing whitespace
         ("Replace CRLF with LF in the generator", ("src/gen/a.c",), False, False, "lint"),
         ("Strip trailing whitespace from the parser", ("src/parse.c",), False, False, "lint"),
+        # the project's own version moved beside its VERSION file: no dependency update
+        (
+            "bump UI version",
+            ("VERSION", "web/ui/package.json", "web/ui/package-lock.json"),
+            False,
+            False,
+            "version",
+        ),
         # a typo in old release notes, its title's subject after a colon
         (
             "Fix typo in release notes: 'have have' → 'have'",

@@ -278,7 +278,9 @@ def read_change(activity: Activity, project: Project) -> Reading:
         )
     obj = _PART_MARK.sub("", obj)  # "Add MLX delegate (part 1)" adds the MLX delegate
     release = _release_in(activity, subject, project)
-    bump = dependency_bump(activity, subject) if release is None else None
+    # (the project's own version moved, "bump UI version", is no dependency's update)
+    own_version = is_own_version_bump(activity, subject)
+    bump = dependency_bump(activity, subject) if release is None and not own_version else None
     body = clean_body(activity.body)
     # How the project files the change for its release notes, where it writes news fragments.
     fragments = fragment_types(activity)

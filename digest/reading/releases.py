@@ -344,12 +344,25 @@ def tag_activity(
 def is_own_version_bump(activity: Activity, subject: str) -> bool:
     """True for the project's move to a development version after a release ("Bump version
     to 0.19.2.dev0 after release", "Set version post v2.13 release"): housekeeping."""
+    paths = [f.path for f in activity.files]
+    if _BARE_VERSION_BUMP.match(subject) and any(_VERSION_FILE.search(p) for p in paths):
+        # "bump UI version": the VERSION file and the manifests beside it, no dependency's
+        return all(
+            MANIFEST.search(p) or _VERSION_FILE.search(p) or _LOCKFILE.search(p) for p in paths
+        )
     return bool(
         re.search(r"\bversion\b", subject, re.I)
         and (_DEV.search(_NUMBER.sub("", subject)) or re.search(r"\bpost\b.*\brelease\b", subject))
         and activity.files
         and all(MANIFEST.search(f.path) or f.path.endswith(".md") for f in activity.files)
     )
+
+
+# A title that bumps a version and names no number or dependency: "bump UI version".
+_BARE_VERSION_BUMP = re.compile(r"^bump\s+(?:\S+\s+)?versions?$", re.I)
+# The project's own version file, which no dependency update touches.
+_VERSION_FILE = re.compile(r"(^|/)VERSION$")
+_LOCKFILE = re.compile(r"(^|/)(package-lock\.json|pnpm-lock\.yaml|yarn\.lock|Cargo\.lock)$")
 
 
 def version_order(version: str) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
