@@ -3,9 +3,9 @@ mdx", "new prereleases of cloudflare and node", "releases of 14 more packages"."
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 
-from digest.english.numbers import COUNT_WORDS, count_word, join_words
+from digest.english.numbers import count_word, join_words
 from digest.select import Unit
 
 
@@ -14,14 +14,33 @@ def versionless(package: str) -> str:
     return f"a new {package_name(package)}"
 
 
-def grouped(named: list[str], unit: Unit) -> list[str]:
+@dataclass(frozen=True)
+class Hidden:
+    """Packages a sentence counts rather than names, and how many of them only a pre mode's
+    release published."""
+
+    packages: int = 0
+    prereleases: int = 0
+
+
+NOTHING_HIDDEN = Hidden()
+
+
+def grouped(named: list[str], unit: Unit, *, hidden: Hidden | None = None) -> list[str]:
     """`named` with its versionless releases said once, where the first stood: "a new
     release of mdx", "new releases of cloudflare, mdx and svelte" (not "a new cloudflare,
     a new mdx", which reads as new products); "prereleases" for the packages that only a
-    pre mode's release published, said apart from the rest."""
+    pre mode's release published, said apart from the rest. The `hidden` packages are
+    counted with the named ones ("new releases of 17 packages, among them …"), or after
+    the rest when none is named (`more_packages`)."""
+    hidden = hidden or NOTHING_HIDDEN
     bare = [n.removeprefix("a new ") for n in named if n.startswith("a new ")]
     if not bare:
-        return named
+        return named + (
+            [more_packages(hidden.packages, prereleases=hidden.prereleases)]
+            if hidden.packages
+            else []
+        )
     early = prerelease_only(unit)
     groups = [
         (kind, names)
@@ -35,19 +54,14 @@ def grouped(named: list[str], unit: Unit) -> list[str]:
         f"a new {kind} of {names[0]}" if len(names) == 1 else f"new {kind}s of {join_words(names)}"
         for kind, names in groups
     ]
-    more = next((m for text in named if (m := _MORE.fullmatch(text))), None)
-    if more is not None:
+    if hidden.packages:
         # "new releases of cloudflare, mdx and svelte and releases of 14 more packages"
         # read as a list of lists: one count, its first three named
-        early_more = bool(more["pre"] or more["pre1"])
-        kinds = {kind for kind, _ in groups} | ({"prerelease"} if early_more else set())
-        kinds |= {"release"} if not early_more or more["mixed"] else set()
-        count = more["count"] or "one"
-        hidden = COUNT_WORDS.index(count) if count in COUNT_WORDS else int(count)
-        total = len(bare) + hidden
+        kinds = {kind for kind, _ in groups}
+        kinds |= {"prerelease"} if hidden.prereleases == hidden.packages else {"release"}
         what = "releases and prereleases" if len(kinds) > 1 else f"{kinds.pop()}s"
-        said = [f"new {what} of {count_word(total)} packages, among them {join_words(bare)}"]
-        named = [text for text in named if not _MORE.fullmatch(text)]
+        total = count_word(len(bare) + hidden.packages)
+        said = [f"new {what} of {total} packages, among them {join_words(bare)}"]
     out: list[str] = []
     for text in named:
         if not text.startswith("a new "):
@@ -56,13 +70,6 @@ def grouped(named: list[str], unit: Unit) -> list[str]:
             out.extend(said)
             said = []
     return out
-
-
-# What `more_packages` says.
-_MORE = re.compile(
-    r"an? (?P<pre1>pre)?release of one more package"
-    r"|(?P<pre>pre)?releases of (?P<count>\S+) more packages(?P<mixed>, some of them prereleases)?"
-)
 
 
 def prerelease_only(unit: Unit) -> set[str]:

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from digest.compose.carried import carrying
 from digest.compose.citations import cite
 from digest.compose.packages import (
+    NOTHING_HIDDEN,
+    Hidden,
     grouped,
-    more_packages,
     package_name,
     prerelease_only,
     versionless,
@@ -166,25 +167,28 @@ def release_count(unit: Unit) -> int:
     return len(said) + unsaid
 
 
-def all_named(unit: Unit, *, limit: int = MAX_LEDE_PRODUCTS) -> list[str]:
+def all_named(unit: Unit, *, limit: int = MAX_LEDE_PRODUCTS) -> tuple[list[str], Hidden]:
     """Every release of the unit by version, product by product ("8.0.12", "8.0.13",
     "plugin-legacy 8.0.2", "create-vite 9.0.7"); beyond `limit` products, or beyond
-    `MAX_NAMED_RELEASES` packages whose version nothing says, the rest counted ("releases
-    of three more packages")."""
+    `MAX_NAMED_RELEASES` packages whose version nothing says, the rest left to a count
+    (`Hidden`, which `grouped` says)."""
     every = _every(unit)
     products = list(every.items())
     shown = products if len(products) <= limit else products[: limit - 1]
     # A package whose version nothing says is a name only: three of them tell as much as
-    # ten ("new releases of cloudflare, mdx, svelte and releases of 16 more packages").
-    versionless = [p for p, found in shown if p is not None and not found]
-    shown = [(p, f) for p, f in shown if p not in versionless[MAX_NAMED_RELEASES:]]
+    # ten ("new releases of 19 packages, among them cloudflare, mdx and svelte").
+    unversioned = [p for p, found in shown if p is not None and not found]
+    shown = [(p, f) for p, f in shown if p not in unversioned[MAX_NAMED_RELEASES:]]
     named = [t for p, found in shown for t in _run(p, found, alone=len(products) == 1)]
     hidden = [p for p, _ in products if (p, every[p]) not in shown]
-    if hidden:
-        early = prerelease_only(unit)
-        pre = sum(p is not None and package_name(p) in early for p in hidden)
-        named.append(more_packages(len(hidden), prereleases=pre))
-    return named
+    return named, _hidden([package_name(p) for p in hidden if p is not None], len(hidden), unit)
+
+
+def _hidden(names: list[str], count: int, unit: Unit) -> Hidden:
+    """`count` packages left to a count, of which those of `names` that only a pre mode's
+    release published are prereleases."""
+    early = prerelease_only(unit)
+    return Hidden(count, sum(name in early for name in names))
 
 
 def _headline_named(unit: Unit) -> tuple[list[str], bool]:
@@ -210,7 +214,8 @@ def release_predicate(
     tail = f" {carrying(unit)}" if carry and carrying(unit) else ""
     total = release_count(unit)
     if lede:
-        named = grouped(all_named(unit), unit)
+        every_named, counted = all_named(unit)
+        named = grouped(every_named, unit, hidden=counted)
         if not named:
             return "publishes a release" + tail
         return _ships(named) + join_words(named) + _some_carry(unit, tail, named=named)
@@ -243,17 +248,10 @@ def release_predicate(
             package_name(p) for p, found in _every(unit).items() if p is not None and not found
         ]
         hidden = [p for p in hidden if p not in told]
-        early = prerelease_only(unit)
-        more = (
-            [more_packages(len(hidden), prereleases=sum(p in early for p in hidden))]
-            if spare
-            else []
-        )
-        named, own = mine + grouped(packages + more, unit), bool(mine)
+        counted = _hidden(hidden, len(hidden), unit) if spare else NOTHING_HIDDEN
+        named, own = mine + grouped(packages, unit, hidden=counted), bool(mine)
         if tail.startswith(f", {count_word(total)} releases in all") and any(
-            n.endswith(f"of {count_word(total)} packages")
-            or f" {count_word(total)} packages, " in n
-            for n in named
+            f" {count_word(total)} packages, " in n for n in named
         ):
             tail = tail.removeprefix(f", {count_word(total)} releases in all")  # said once
     if own:
