@@ -377,7 +377,7 @@ def _mark_shipped(units: list[Unit]) -> list[Unit]:
         lead = unit.lead
         # (the same fix landed twice, on the release branch and on main: the release ships
         # one copy, and "Beyond that, it fixes stored XSS …" told it as a second fix)
-        copies = {e.activity.sha for e in (lead, *unit.related)}
+        copies = {a.sha for a in unit.activities}
         if lead.security and lead.release is None and copies & shipped:
             return [*units[:at], replace(unit, shipped_fix=True), *units[at + 1 :]]
     return units

@@ -36,7 +36,6 @@ from digest.reading.classify import Reading, classify
 from digest.reading.event import Event
 from digest.reading.spelling import (
     capital_spelling,
-    opens_with_capital,
     prose_spelling,
     with_own_spellings,
 )
@@ -95,9 +94,10 @@ def compose(
     draft = draft_story(picks, config=config, window=window, repos=repo_names, topic=topic)
     spellings = {}
     for repo in repo_names:
-        name, own = config.project(repo).name, [a for a in activities if a.repo == repo]
-        if not config.is_configured(repo) and opens_with_capital(name, own):
-            spellings[name] = capital_spelling(name, own)
+        name = config.project(repo).name
+        own = (a for a in activities if a.repo == repo)
+        if not config.is_configured(repo) and (spelling := capital_spelling(name, own)):
+            spellings[name] = spelling
     draft = capitalize_names(draft, spellings)
     draft = respell_subjects(
         draft, [a for a in activities if a.repo in repo_names], config, repos=repo_names

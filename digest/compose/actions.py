@@ -82,12 +82,7 @@ def _shipped_in(units: list[Unit], pick: ProjectPick) -> list[str] | None:
     nothing says ship them; None when none does."""
     shipped = {e.activity.sha for u in pick.units for e in u.carried}
     # (a fix landed twice, on the release branch and on main: the copy a release ships)
-    landed = [
-        e.activity.landed_at
-        for u in units
-        for e in (u.lead, *u.related)
-        if e.activity.sha in shipped
-    ]
+    landed = [a.landed_at for u in units for a in u.activities if a.sha in shipped]
     if not landed:
         return None
     # Only a release cut after the first fix can carry it, and none cut on another branch

@@ -275,7 +275,7 @@ def _carried_fix(release: Unit, unit: Unit) -> bool:
     3.11.3 with a security fix"): named beside it, "and fixes stored XSS …" told it twice."""
     if release.lead.release is None or not unit.lead.security:
         return False
-    copies = {e.activity.sha for e in (unit.lead, *unit.related)}  # a fix landed twice
+    copies = {a.sha for a in unit.activities}  # a fix landed twice
     return bool(copies & {e.activity.sha for e in release.carried})
 
 

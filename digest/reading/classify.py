@@ -395,7 +395,7 @@ def read_change(activity: Activity, project: Project) -> Reading:
     quiet = event.urgency is not None or kind in ("bump", "release") or event.risk
     if not (event.must_act or quiet):
         paths = [f.path for f in activity.files]
-        if is_own_version_bump(activity, subject):
+        if own_version:
             event = replace(event, trivia="version")
         elif chore := housekeeping_of(subject, paths, title=activity.title):
             event = replace(event, trivia=chore)

@@ -26,12 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from digest.model import Activity
-
-if TYPE_CHECKING:
-    pass
 
 _VERSION = r"v?\d+\.\d+(?:\.\d+)?(?:[-.+]?(?:a|b|rc|alpha|beta|pre|post|dev)\.?\d*)*"
 _PACKAGE = r"(?:@[\w.-]+/)?[\w.-]+"

@@ -46,10 +46,8 @@ def own_spelling(name: str, activities: Iterable[Activity]) -> str | None:
     # (half as often is enough: the lower-case uses that slip past `_prose_uses` are a
     # command's or a package's, "run astro build", and readers took "astro adds …" for a slip)
     if capitalized and 2 * capitalized.total() > uses[name.lower()]:
-        # Capitals inside a name are meant ("NumPy"); one at its start may be a sentence's
-        # or a slip ("Numpy"): a spelling with inner capitals wins whenever it is used.
-        inner = Counter({s: n for s, n in capitalized.items() if any(c.isupper() for c in s[1:])})
-        spelling = (inner or capitalized).most_common(1)[0][0]
+        # a spelling with inner capitals wins whenever it is used
+        spelling = (_inner_capitals(capitalized) or capitalized).most_common(1)[0][0]
         return None if spelling == name else spelling
     ranked = uses.most_common(2)
     if not ranked:
@@ -72,31 +70,33 @@ def prose_spelling(word: str, activities: Iterable[Activity]) -> str | None:
     return spelled.most_common(1)[0][0]
 
 
-def opens_with_capital(name: str, activities: Iterable[Activity]) -> bool:
-    """True when a sentence should open with `name` capitalized ("Prometheus fixes …"): the
-    name is in lower case and the activities' prose does not keep it so even where a
-    sentence opens ("pytest is …"), or writes it with a capital as often. "the prometheus
-    binary" within a sentence is the program's file name, no word on how a sentence opens."""
+def capital_spelling(name: str, activities: Iterable[Activity]) -> str | None:
+    """How the story writes `name` with a capital ("Prometheus fixes …"), or None when it
+    keeps it as given. A name in lower case takes a capital unless the activities' prose
+    keeps it so even where a sentence opens ("pytest is …") and writes it with a capital
+    less often; "the prometheus binary" within a sentence is the program's file name, no
+    word on how a sentence opens. The capital is the prose's own spelling with inner
+    capitals when it writes one ("NumPy", where "Numpy" read as a slip)."""
     if not name.islower():
-        return False
+        return None
     activities = list(activities)
     uses = _prose_uses(name, activities)
     lower = uses[name]
     capitals = uses.total() - lower
     if lower >= _ALWAYS_LOWER and lower >= _LOWER_TO_CAPITAL * capitals:
-        return False  # a name the prose keeps lower case again and again ("pytest")
-    return lower < capitals or not _opens_sentences(name, activities)
+        return None  # a name the prose keeps lower case again and again ("pytest")
+    if capitals <= lower and _opens_sentences(name, activities):
+        return None
+    inner = _inner_capitals(uses)
+    return inner.most_common(1)[0][0] if inner else name[:1].upper() + name[1:]
 
 
-def capital_spelling(name: str, activities: Iterable[Activity]) -> str:
-    """How the story writes `name` where it gives it a capital (`opens_with_capital`): the
-    prose's own spelling with inner capitals when it writes one ("NumPy", where "Numpy"
-    read as a slip), else the name with a capital first letter."""
-    uses = _prose_uses(name, activities)
-    inner = Counter(
+def _inner_capitals(uses: Counter[str]) -> Counter[str]:
+    """The spellings of `uses` with a capital inside ("NumPy"), not shouted: capitals inside a
+    name are meant, where one at its start may be a sentence's or a slip ("Numpy")."""
+    return Counter(
         {s: n for s, n in uses.items() if not s.isupper() and any(c.isupper() for c in s[1:])}
     )
-    return inner.most_common(1)[0][0] if inner else name[:1].upper() + name[1:]
 
 
 # A name written in lower case this often, and this many times for each time with a capital,
